@@ -1,0 +1,223 @@
+"""The agent loop: sample every interval into the spool, push the spool oldest first."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from nginx_fleet_agent import defaults
+from nginx_fleet_agent.backoff import Backoff
+from nginx_fleet_agent.config import AgentConfig
+from nginx_fleet_agent.payload import build_payload
+from nginx_fleet_agent.sampler import Sampler
+from nginx_fleet_agent.spool import Spool
+from nginx_fleet_agent.state import AgentState
+from nginx_fleet_agent.transport import Outcome, PushResult, Transport, make_verify
+
+log = logging.getLogger(__name__)
+
+ACKED_CONFIG_HASH = "acked_config_hash"
+
+
+class Agent:
+    """Runs until `stop_event` is set; collection never waits for the network."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        state: AgentState,
+        *,
+        sampler: Sampler | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self._config = config
+        self._state = state
+        self._spool = Spool(config.spool_file, config.spool_max_samples, config.spool_max_bytes)
+        self._transport = Transport(
+            config.server_url or state.server,
+            timeout_s=config.request_timeout_s,
+            verify=make_verify(config.tls_verify, config.ca_file),
+            token=state.host_token,
+        )
+        self._sampler = sampler or Sampler(config)
+        self._backoff = backoff or Backoff()
+        self.stop_event = threading.Event()
+        self.interval_s = config.push_interval_s
+        self.push_stopped = False
+        self._next_push_at = 0.0
+        self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
+        self._sent_facts: dict[str, Any] | None = None
+        self._oversized_config_hash: str | None = None
+
+    def run(self) -> None:
+        """Collect and push until stopped, then close everything."""
+        log.info(
+            "agent %s pushing to %s every %g s",
+            self._state.agent_id,
+            self._config.server_url or self._state.server,
+            self.interval_s,
+        )
+        last_collect = next_collect = time.monotonic()
+        try:
+            while not self.stop_event.is_set():
+                now = time.monotonic()
+                if now >= next_collect:
+                    self.collect_once()
+                    last_collect = now
+                if self._push_due():
+                    self.push_pending()
+                # The interval may have just changed (server reply); after a stall (suspend,
+                # slow disk) resume the cadence instead of bursting to catch up.
+                next_collect = last_collect + self.interval_s
+                wake = next_collect
+                if self._push_waiting():
+                    wake = min(wake, self._next_push_at)
+                self.stop_event.wait(max(0.0, wake - time.monotonic()))
+            log.info("agent stopping; %d sample(s) left in the spool", self.spooled)
+        finally:
+            self.close()
+
+    @property
+    def spooled(self) -> int:
+        """Samples waiting in the spool."""
+        return len(self._spool)
+
+    def collect_once(self) -> int | None:
+        """Take one sample into the spool; return its seq (None when sampling failed)."""
+        try:
+            sample = self._sampler.sample()
+        except Exception:
+            # A collector bug must not kill the agent: the next interval tries again.
+            log.exception("taking a sample failed")
+            return None
+        return self._spool.append(sample)
+
+    def push_pending(self) -> None:
+        """Push spooled samples in batches until the spool is empty or a push fails."""
+        while not self.push_stopped:
+            batch = self._spool.oldest(self._max_batch)
+            if not batch:
+                self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
+                return
+            snapshot = self._sampler.config
+            send_dump = (
+                snapshot is not None
+                and snapshot.hash != self._spool.get_meta(ACKED_CONFIG_HASH)
+                and snapshot.hash != self._oversized_config_hash
+            )
+            facts = self._sampler.facts if self._sampler.facts != self._sent_facts else None
+            payload = build_payload(
+                agent_id=self._state.agent_id,
+                hostname=self._sampler.hostname,
+                labels=self._config.labels,
+                samples=batch,
+                facts=facts,
+                config=snapshot,
+                include_config_dump=send_dump,
+            )
+            result = self._transport.push(payload)
+            if result.outcome is Outcome.DELIVERED:
+                self._delivered(
+                    batch, result, facts, snapshot.hash if send_dump and snapshot else None
+                )
+            elif not self._handle_failure(batch, result, sent_dump=send_dump):
+                return
+
+    def close(self) -> None:
+        """Close the spool and connections."""
+        self._transport.close()
+        self._sampler.close()
+        self._spool.close()
+
+    def _push_waiting(self) -> bool:
+        return not self.push_stopped and len(self._spool) > 0
+
+    def _push_due(self) -> bool:
+        return self._push_waiting() and time.monotonic() >= self._next_push_at
+
+    def _delivered(
+        self,
+        batch: list[dict[str, Any]],
+        result: PushResult,
+        facts: dict[str, Any] | None,
+        dump_hash: str | None,
+    ) -> None:
+        self._spool.remove_through(batch[-1]["seq"])
+        if self._backoff.failures:
+            log.info("push succeeded again after %d failure(s)", self._backoff.failures)
+        self._backoff.reset()
+        if facts is not None:
+            self._sent_facts = facts
+        if dump_hash is not None:
+            self._spool.set_meta(ACKED_CONFIG_HASH, dump_hash)
+        reply = result.reply or {}
+        if reply.get("config_wanted"):
+            self._spool.set_meta(ACKED_CONFIG_HASH, None)
+        interval = reply.get("push_interval_s")
+        if isinstance(interval, int | float) and interval != self.interval_s:
+            self.interval_s = max(float(interval), defaults.MIN_PUSH_INTERVAL_S)
+            log.info("server set the push interval to %g s", self.interval_s)
+        if reply.get("actions"):
+            log.warning(
+                "ignoring %d pending action(s): applying changes is not available "
+                "in this agent version",
+                len(reply["actions"]),
+            )
+
+    def _handle_failure(
+        self, batch: list[dict[str, Any]], result: PushResult, *, sent_dump: bool
+    ) -> bool:
+        """React to a failed push; True when the loop should try the next push at once."""
+        first, last = batch[0]["seq"], batch[-1]["seq"]
+        if result.outcome is Outcome.STOP:
+            log.critical(
+                "push refused (%s): the host token is not valid for this host. Pushing stops "
+                "until the agent is re-enrolled and restarted; samples stay spooled.",
+                result.detail,
+            )
+            self.push_stopped = True
+            return False
+        if result.outcome is Outcome.DROP:
+            return self._drop_or_shrink(batch, result, sent_dump=sent_dump)
+        delay = result.retry_after_s or self._backoff.next_delay()
+        self._next_push_at = time.monotonic() + delay
+        level = logging.WARNING if result.outcome is Outcome.RETRY else logging.ERROR
+        log.log(
+            level,
+            "push of seq %d..%d failed: %s; %d sample(s) spooled, next try in %.1f s",
+            first,
+            last,
+            result.detail,
+            len(self._spool),
+            delay,
+        )
+        return False
+
+    def _drop_or_shrink(
+        self, batch: list[dict[str, Any]], result: PushResult, *, sent_dump: bool
+    ) -> bool:
+        """On 413 try without the dump, then smaller batches; drop only what cannot fit."""
+        if result.status == 413 and sent_dump and self._sampler.config is not None:
+            self._oversized_config_hash = self._sampler.config.hash
+            log.error(
+                "config dump too large for the server (%s); sending metrics without it",
+                result.detail,
+            )
+            return True
+        if result.status == 413 and len(batch) > 1:
+            self._max_batch = max(1, len(batch) // 2)
+            log.warning(
+                "push too large (%s); retrying with batches of %d", result.detail, self._max_batch
+            )
+            return True
+        log.error(
+            "server rejected seq %d..%d (%s); dropping these %d sample(s)",
+            batch[0]["seq"],
+            batch[-1]["seq"],
+            result.detail,
+            len(batch),
+        )
+        self._spool.remove_through(batch[-1]["seq"])
+        return True

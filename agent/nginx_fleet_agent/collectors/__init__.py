@@ -1,0 +1,1 @@
+"""Collectors: each reads one source and returns its fragment of a sample."""

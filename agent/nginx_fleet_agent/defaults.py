@@ -1,0 +1,32 @@
+"""Default settings of the agent, in one place."""
+
+from pathlib import Path
+
+CONFIG_PATH = Path("/etc/nginx-fleet-agent/agent.toml")
+ENV_PREFIX = "NGINX_FLEET_AGENT_"
+
+STATE_DIR = Path("/var/lib/nginx-fleet-agent")
+STATE_FILE_NAME = "state.json"
+SPOOL_FILE_NAME = "spool.sqlite3"
+
+PUSH_INTERVAL_S = 10.0
+MIN_PUSH_INTERVAL_S = 1.0
+REQUEST_TIMEOUT_S = 10.0
+MAX_SAMPLES_PER_PUSH = 500
+
+# One day of samples at the default interval; a sample is about 1.5 KB of JSON.
+SPOOL_MAX_SAMPLES = 8640
+SPOOL_MAX_BYTES = 64 * 1024 * 1024
+
+NGINX_BINARY = "/usr/sbin/nginx"
+NGINX_COMMAND_TIMEOUT_S = 20.0
+# `nginx -T` is re-run when a dumped file or its directory changes (cheap stat calls); this is
+# the safety net for changes stat cannot see (e.g. an include glob matching a new directory).
+CONFIG_RESCAN_CYCLES = 30
+
+STUB_STATUS_TIMEOUT_S = 2.0
+
+BACKOFF_BASE_S = 1.0
+BACKOFF_CAP_S = 300.0
+
+LOG_LEVEL = "INFO"

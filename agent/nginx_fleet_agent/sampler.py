@@ -1,0 +1,93 @@
+"""Takes one sample from every collector and keeps the config snapshot and facts current."""
+
+from __future__ import annotations
+
+import posixpath
+import socket
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nginx_fleet_agent.collectors.nginx_build import FactsCollector, NginxBuild
+from nginx_fleet_agent.collectors.nginx_config import ConfigSnapshot, NginxConfigCollector
+from nginx_fleet_agent.collectors.nginx_processes import NginxProcessCollector
+from nginx_fleet_agent.collectors.proc import SystemCollector
+from nginx_fleet_agent.collectors.stub_status import StubStatusCollector, not_running
+from nginx_fleet_agent.config import AgentConfig
+from nginx_fleet_agent.nginx_command import NginxCommand
+from nginx_fleet_agent.nginx_syntax import Directive
+
+
+class Sampler:
+    """Owns the collectors; `sample` returns one protocol sample without its `seq`."""
+
+    def __init__(self, config: AgentConfig) -> None:
+        self._command = NginxCommand(config.nginx_binary, config.nginx_args)
+        self._configured_pid_file = config.pid_file
+        self.hostname = config.hostname or socket.gethostname()
+        self.config_collector = NginxConfigCollector(self._command, config.config_rescan_cycles)
+        self.facts_collector = FactsCollector(self._command)
+        self.stub_status = StubStatusCollector(config.stub_status_url)
+        self.system = SystemCollector()
+        self.facts: dict[str, Any] = {}
+        self.config_collector.refresh(force=True)
+        self._apply_config()
+        self.processes = NginxProcessCollector(pid_file=self._resolve_pid_file())
+        self._master_pid = self.processes.master_pid
+
+    @property
+    def config(self) -> ConfigSnapshot | None:
+        """The latest redacted configuration, if it could ever be read."""
+        return self.config_collector.snapshot
+
+    def sample(self) -> dict[str, Any]:
+        """Collect once from every source."""
+        ts = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self._refresh_config(force=False)
+        processes = self.processes.collect()
+        if processes["nginx"]["master_pid"] != self._master_pid:
+            # nginx (re)started: its config and binary may have changed under the same mtimes.
+            self._master_pid = processes["nginx"]["master_pid"]
+            self._refresh_config(force=True)
+        stub = self.stub_status.collect() if processes["nginx"]["up"] else not_running()
+        return {"ts": ts, **processes, **stub, **self.system.collect()}
+
+    def close(self) -> None:
+        """Release network resources."""
+        self.stub_status.close()
+
+    def _refresh_config(self, *, force: bool) -> None:
+        if self.config_collector.refresh(force=force):
+            self._apply_config()
+            self.processes.pid_file = self._resolve_pid_file()
+
+    def _apply_config(self) -> None:
+        self.facts = self.facts_collector.collect()
+        if self.config is not None:
+            self.stub_status.use_config(self.config.tree)
+
+    def _resolve_pid_file(self) -> Path | None:
+        if self._configured_pid_file is not None:
+            return self._configured_pid_file
+        tree = self.config.tree if self.config else []
+        return pid_file_of(tree, self.facts_collector.build, self._command.prefix_arg())
+
+
+def pid_file_of(
+    tree: list[Directive], build: NginxBuild | None, prefix_arg: str | None
+) -> Path | None:
+    """The pid file nginx writes: the `pid` directive, else the compiled-in default.
+
+    Relative paths are resolved against the prefix (`-p`, else the compiled --prefix), as nginx
+    does. None means unknown: the master is then found by scanning /proc.
+    """
+    prefix = prefix_arg or (build.option("prefix") if build else None)
+    paths = [d.args[0].text for d in tree if d.name == "pid" and d.args]
+    pid_path = paths[-1] if paths else (build.option("pid-path") if build else None)
+    if pid_path is None:
+        return None
+    if not posixpath.isabs(pid_path):
+        if prefix is None:
+            return None
+        pid_path = posixpath.join(prefix, pid_path)
+    return Path(pid_path)

@@ -1,0 +1,190 @@
+"""Accepting a push: samples, facts, config snapshot, host status, then live event and tasks."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from app.agents.schemas import HostFacts as PushedFacts
+from app.agents.schemas import PushPayload, PushReply
+from app.agents.service import AuthenticatedHost
+from app.configs import service as configs_service
+from app.configs.tasks import enqueue_analysis
+from app.core import pubsub
+from app.core.config import get_settings
+from app.hosts.fleet import build_fleet_host
+from app.hosts.models import Host, HostFacts
+from app.metrics.fields import CHARTED_FIELDS
+from app.metrics.rollups import MINUTE_LOOKBACK
+from app.metrics.samples import store_samples
+from app.metrics.schemas import SeriesPoint
+from app.metrics.sql import insert_for, table_of
+from app.metrics.tasks import rollup_range
+
+log = logging.getLogger(__name__)
+
+_hosts = table_of(Host)
+_facts = table_of(HostFacts)
+# Samples older than this missed the periodic rollup window and get a rollup of their own.
+LATE_SAMPLE_AGE = MINUTE_LOOKBACK - timedelta(minutes=1)
+
+
+class AgentMismatchError(Exception):
+    """The push names another agent than the one the token was issued to."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Committed:
+    """What the push stored, for the work done after the commit."""
+
+    reply: PushReply
+    new_snapshot_id: int | None
+    event: dict[str, Any] | None
+    late_range: tuple[datetime, datetime] | None
+
+
+def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: datetime) -> None:
+    """Replace the host's facts with the ones just sent."""
+    values = {
+        "host_id": host_id,
+        "facts": facts.model_dump(mode="json", exclude_none=True),
+        "nginx_version": facts.nginx_version,
+        "cpu_count": facts.cpu_count,
+        "mem_total_bytes": facts.mem_total_bytes,
+        "updated_at": now,
+    }
+    statement = insert_for(session, _facts).values(values)
+    statement = statement.on_conflict_do_update(
+        index_elements=["host_id"],
+        set_={name: statement.excluded[name] for name in values if name != "host_id"},
+    )
+    session.execute(statement)
+
+
+def _live_event(
+    host: AuthenticatedHost,
+    payload: PushPayload,
+    newest: dict[str, Any],
+    host_fields: dict[str, Any],
+    now: datetime,
+) -> dict[str, Any]:
+    """The `sample` event of docs/http-api.md for the newest accepted sample."""
+    nginx_version = payload.facts.nginx_version if payload.facts else None
+    fleet_host = build_fleet_host(
+        host={"id": host.id, "labels": host.labels, **host_fields},
+        sample=newest,
+        nginx_version=nginx_version or host.nginx_version,
+        now=now,
+        push_interval_s=get_settings().push_interval_s,
+    )
+    point = SeriesPoint(ts=newest["ts"], **{name: newest[name] for name in CHARTED_FIELDS})
+    return {
+        "host_id": host.id,
+        "fleet_host": fleet_host.model_dump(mode="json"),
+        "point": point.model_dump(mode="json"),
+    }
+
+
+def _stub_status_error(row: dict[str, Any]) -> str | None:
+    """Why stub_status could not be read in this sample row, if it could not."""
+    error: str | None = row["extra"].get("stub_status", {}).get("error")
+    return error
+
+
+def _store(
+    session: Session, host: AuthenticatedHost, payload: PushPayload, now: datetime
+) -> _Committed:
+    """Every database write of a push, in one transaction; commits."""
+    stored = store_samples(
+        session,
+        host_id=host.id,
+        samples=payload.samples,
+        newest_seq=host.newest_seq,
+        newest_reading=host.newest_reading,
+    )
+    newest = stored.rows[-1]
+    host_fields: dict[str, Any] = {
+        "hostname": payload.hostname,
+        "last_seen_at": now,
+        "agent_version": payload.agent_version,
+    }
+    if host.newest_seq is None or newest["seq"] > host.newest_seq:
+        host_fields.update(
+            last_seq=newest["seq"],
+            nginx_up=newest["nginx_up"],
+            stub_status_available=newest["stub_status_available"],
+            stub_status_error=_stub_status_error(newest),
+        )
+    if payload.facts is not None:
+        _store_facts(session, host.id, payload.facts, now)
+    stored_hash = host.config_hash
+    new_snapshot_id = None
+    if payload.config is not None:
+        new_snapshot_id = configs_service.store_snapshot(
+            session=session,
+            host_id=host.id,
+            config_hash=payload.config.hash,
+            dump=payload.config.dump,
+            now=now,
+        )
+        stored_hash = host_fields["config_hash"] = payload.config.hash
+    session.execute(update(_hosts).where(_hosts.c.id == host.id).values(host_fields))
+    session.commit()
+
+    accepted = [row for row in stored.rows if row["seq"] in stored.inserted]
+    event = late_range = None
+    if accepted:
+        status_fields = {
+            "hostname": payload.hostname,
+            "last_seen_at": now,
+            "nginx_up": accepted[-1]["nginx_up"],
+            "stub_status_available": accepted[-1]["stub_status_available"],
+            "stub_status_error": _stub_status_error(accepted[-1]),
+        }
+        event = _live_event(host, payload, accepted[-1], status_fields, now)
+        if accepted[0]["ts"] < now - LATE_SAMPLE_AGE:
+            late_range = (accepted[0]["ts"], accepted[-1]["ts"])
+    reply = PushReply(
+        accepted=len(stored.inserted),
+        duplicates=len(stored.rows) - len(stored.inserted),
+        config_wanted=payload.config_hash is not None and payload.config_hash != stored_hash,
+        push_interval_s=get_settings().push_interval_s,
+        actions=[],
+    )
+    return _Committed(
+        reply=reply, new_snapshot_id=new_snapshot_id, event=event, late_range=late_range
+    )
+
+
+def ingest_push(
+    *, session: Session, host: AuthenticatedHost, payload: PushPayload, now: datetime
+) -> PushReply:
+    """Store a push (idempotent on seq), then announce it and queue its follow-up work."""
+    if payload.agent_id != host.agent_id:
+        raise AgentMismatchError(
+            f"this token belongs to agent {host.agent_id}, not to {payload.agent_id}"
+        )
+    committed = _store(session, host, payload, now)
+    # Past this point the push is stored: a broker or Redis outage is logged, not turned into
+    # an error that would make the agent resend what we already have.
+    if committed.new_snapshot_id is not None:
+        enqueue_analysis(committed.new_snapshot_id)
+    if committed.late_range is not None:
+        start, end = committed.late_range
+        try:
+            rollup_range.delay(host.id, start.isoformat(), end.isoformat())
+        except (KombuError, RedisError, OSError):
+            log.exception("could not queue the rollup of late samples of host %d", host.id)
+    if committed.event is not None:
+        try:
+            pubsub.publish("sample", committed.event)
+        except RedisError:
+            log.exception("could not publish the live event of host %d", host.id)
+    return committed.reply

@@ -1,0 +1,122 @@
+"""Enrolment of agents and authentication of their host tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select
+from sqlalchemy.orm import Session
+
+from app.agents.schemas import EnrollRequest
+from app.audit import service as audit_service
+from app.core import pubsub
+from app.core.security import hash_token, new_token
+from app.enrollment.service import consume_enrollment_token
+from app.hosts.models import Host, HostFacts
+from app.metrics.models import Sample
+from app.metrics.rates import CounterReading
+
+HOST_TOKEN_PREFIX = "nfh_"  # noqa: S105 - a prefix, not a secret
+
+
+@dataclass(frozen=True, slots=True)
+class Enrolled:
+    """An enrolled host and its new token (shown once)."""
+
+    host_id: int
+    host_token: str
+    rotated: bool
+
+
+def enroll(*, session: Session, request: EnrollRequest, now: datetime) -> Enrolled:
+    """Exchange an enrolment token for a host token; commits.
+
+    A new host gets the token's labels over the agent's (the admin who made the token decides).
+    An agent_id that is already enrolled keeps its host and labels and gets a new token."""
+    enrollment_token = consume_enrollment_token(session=session, token=request.enrollment_token)
+    host_token = new_token(HOST_TOKEN_PREFIX)
+    host = session.scalar(select(Host).where(Host.agent_id == request.agent_id))
+    rotated = host is not None
+    if host is None:
+        host = Host(
+            agent_id=request.agent_id,
+            hostname=request.hostname,
+            labels={**request.labels, **(enrollment_token.labels or {})},
+            token_hash=hash_token(host_token),
+            enrolled_at=now,
+        )
+        session.add(host)
+    else:
+        host.token_hash = hash_token(host_token)
+        host.hostname = request.hostname
+    session.flush()
+    audit_service.record(
+        session=session,
+        actor=f"agent:{request.agent_id}",
+        action="host.rotate_token" if rotated else "host.enroll",
+        target=f"host:{host.id}",
+        detail={
+            "hostname": host.hostname,
+            "enrollment_token_id": enrollment_token.id,
+            "labels": host.labels,
+        },
+    )
+    session.commit()
+    pubsub.publish("host", {"host_id": host.id})
+    return Enrolled(host_id=host.id, host_token=host_token, rotated=rotated)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthenticatedHost:
+    """The host a token belongs to, with what the next push needs to know about it."""
+
+    id: int
+    agent_id: str
+    hostname: str
+    labels: dict[str, str]
+    config_hash: str | None
+    nginx_version: str | None
+    newest_seq: int | None
+    newest_reading: CounterReading | None
+
+
+def authenticate(*, session: Session, token: str) -> AuthenticatedHost | None:
+    """The host of a bearer token (one query: host, facts and newest counters), or None."""
+    query = (
+        select(
+            Host.id,
+            Host.agent_id,
+            Host.hostname,
+            Host.labels,
+            Host.config_hash,
+            Host.last_seq,
+            HostFacts.nginx_version,
+            Sample.ts,
+            Sample.accepts,
+            Sample.handled,
+            Sample.requests,
+        )
+        .outerjoin(HostFacts, HostFacts.host_id == Host.id)
+        .outerjoin(Sample, and_(Sample.host_id == Host.id, Sample.seq == Host.last_seq))
+        .where(Host.token_hash == hash_token(token))
+    )
+    row: Any = session.execute(query).one_or_none()
+    if row is None:
+        return None
+    reading = (
+        CounterReading(ts=row.ts, accepts=row.accepts, handled=row.handled, requests=row.requests)
+        if row.ts is not None
+        else None
+    )
+    return AuthenticatedHost(
+        id=row.id,
+        agent_id=row.agent_id,
+        hostname=row.hostname,
+        labels=row.labels or {},
+        config_hash=row.config_hash,
+        nginx_version=row.nginx_version,
+        newest_seq=row.last_seq,
+        newest_reading=reading,
+    )

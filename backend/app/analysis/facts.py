@@ -1,0 +1,151 @@
+"""Host facts and recent metrics a rule may use; every figure is optional."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+
+Version = tuple[int, int, int]
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+_CONFIGURE_FLAG = re.compile(r"--(with|without)-([A-Za-z0-9_]+?)(?:=\S*)?(?=\s|$)")
+_ADDED_MODULE = re.compile(r"--add(?:-dynamic)?-module=(\S+)")
+
+
+def parse_version(text: str | None) -> Version | None:
+    """'1.22.1' or 'nginx/1.25.3' -> (1, 22, 1); None when there is no version in it."""
+    if not text:
+        return None
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    return int(match[1]), int(match[2]), int(match[3] or 0)
+
+
+def _int(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _float(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _modules_from_configure(args: str) -> tuple[set[str], set[str]]:
+    """Modules added (`--with-X`) and removed (`--without-X`) by configure args."""
+    added: set[str] = set()
+    removed: set[str] = set()
+    for kind, name in _CONFIGURE_FLAG.findall(args):
+        (added if kind == "with" else removed).add(name)
+    return added, removed
+
+
+@dataclass(slots=True, frozen=True)
+class HostFacts:
+    """What the agent reported about the host and its nginx build."""
+
+    nginx_version: Version | None = None
+    cpu_count: int | None = None
+    mem_total_bytes: int | None = None
+    # Modules the build names (nginx -V), e.g. 'http_ssl_module', 'stream'.
+    modules: frozenset[str] = frozenset()
+    # Default modules the build left out (`--without-http_gzip_module`).
+    disabled_modules: frozenset[str] = frozenset()
+    # True when nginx -V was seen at all, so absent optional modules are really absent.
+    modules_known: bool = False
+    # Third-party modules compiled in (`--add-module=PATH`), by directory name.
+    extra_modules: frozenset[str] = frozenset()
+    worker_nofile_limit: int | None = None
+    somaxconn: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object] | None) -> HostFacts:
+        """Build from the agent's `facts` object (docs/agent-protocol.md); unknown keys ignored."""
+        if not data:
+            return cls()
+        modules: set[str] = set()
+        disabled: set[str] = set()
+        listed = data.get("nginx_modules")
+        if isinstance(listed, list | tuple):
+            modules.update(str(m) for m in listed)
+        extra: set[str] = set()
+        configure = data.get("nginx_configure_args")
+        if isinstance(configure, str):
+            added, removed = _modules_from_configure(configure)
+            modules |= added
+            disabled |= removed
+            extra.update(p.rstrip("/").rsplit("/", 1)[-1] for p in _ADDED_MODULE.findall(configure))
+        version = data.get("nginx_version")
+        nofile = data.get("worker_nofile_limit", data.get("worker_fds_limit"))
+        return cls(
+            nginx_version=parse_version(version) if isinstance(version, str) else None,
+            cpu_count=_int(data.get("cpu_count")),
+            mem_total_bytes=_int(data.get("mem_total_bytes")),
+            modules=frozenset(modules),
+            disabled_modules=frozenset(disabled),
+            modules_known=isinstance(listed, list | tuple) or isinstance(configure, str),
+            extra_modules=frozenset(extra),
+            worker_nofile_limit=_int(nofile),
+            somaxconn=_int(data.get("somaxconn")),
+        )
+
+    def has_version(self, at_least: Version) -> bool | None:
+        """Whether the reported nginx is at least this version; None when unknown."""
+        return None if self.nginx_version is None else self.nginx_version >= at_least
+
+
+@dataclass(slots=True, frozen=True)
+class MetricsWindow:
+    """Figures over the last hour; None means not measured (rules needing it stay silent)."""
+
+    peak_active: float | None = None
+    avg_active: float | None = None
+    avg_waiting: float | None = None
+    waiting_ratio: float | None = None
+    accepts_delta: float | None = None
+    handled_delta: float | None = None
+    req_per_s: float | None = None
+    cpu_pct: float | None = None
+    listen_overflows_delta: float | None = None
+    listen_drops_delta: float | None = None
+    cache_hit_ratio: float | None = None
+    upstream_req_per_s: dict[str, float] = field(default_factory=dict)
+    status_2xx_get_ratio: float | None = None
+
+    @property
+    def drops(self) -> float | None:
+        """Connections accepted but not handled in the window (accepts - handled)."""
+        if self.accepts_delta is None or self.handled_delta is None:
+            return None
+        return self.accepts_delta - self.handled_delta
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object] | None) -> MetricsWindow:
+        """Build from a dict keyed by field name; non-numeric values are treated as absent."""
+        if not data:
+            return cls()
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = data.get(f.name)
+            if f.name == "upstream_req_per_s":
+                if isinstance(raw, Mapping):
+                    values[f.name] = {
+                        str(k): v
+                        for k, v in ((k, _float(v)) for k, v in raw.items())
+                        if v is not None
+                    }
+                continue
+            values[f.name] = _float(raw)
+        return cls(**values)  # type: ignore[arg-type]

@@ -1,0 +1,224 @@
+"""The parsed nginx configuration: directives, comments, files and the whole dump."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True, eq=False)
+class Directive:
+    """One directive (or map/types entry) with its position in the original text.
+
+    `start`/`end` index the file's `ConfigFile.text` (str offsets, so `text[start:end]` is the
+    directive from the first character of its name to just after its ';' or closing '}').
+    """
+
+    name: str
+    args: list[str]
+    raw_args: list[str]
+    file: str
+    line: int
+    column: int
+    start: int
+    end: int
+    block: list[Directive] | None = None
+    parent: Directive | None = None
+    # The include directive that pulled this top-level directive of an included file in.
+    via: Directive | None = None
+    # Verbatim body of an opaque block such as `content_by_lua_block { ... }`.
+    raw_block: str | None = None
+    # Children by name, built on first lookup: the tree is not changed after parsing.
+    _by_name: dict[str, list[Directive]] | None = field(default=None, repr=False)
+    _descendants: list[Directive] | None = field(default=None, repr=False)
+
+    @property
+    def context(self) -> str:
+        """Name of the block this directive sits in ('main' at the top level)."""
+        return self.parent.name if self.parent is not None else "main"
+
+    @property
+    def module_scope(self) -> str:
+        """The top-level block this directive is under: 'main', 'events', 'http', 'stream', ..."""
+        node: Directive = self
+        while node.parent is not None:
+            node = node.parent
+        return "main" if node is self else node.name
+
+    @property
+    def label(self) -> str:
+        """Short human name of this directive as a place, e.g. 'location /static/' or 'server'."""
+        if self.name in ("location", "if", "limit_except", "upstream", "map", "geo"):
+            return f"{self.name} {' '.join(self.raw_args)}".strip()
+        if self.name == "server" and self.block is not None:
+            names = self.child("server_name")
+            if names is not None and names.args:
+                return f"server {names.args[0]}"
+        return self.name
+
+    def children(self, name: str) -> list[Directive]:
+        """Direct children with this name (includes already resolved), in document order."""
+        if self.block is None:
+            return []
+        if self._by_name is None:
+            self._by_name = _group_by_name(self.block)
+        return self._by_name.get(name, [])
+
+    def child(self, name: str) -> Directive | None:
+        """The last direct child with this name (nginx keeps the later one), or None."""
+        found = self.children(name)
+        return found[-1] if found else None
+
+    def ancestors(self) -> Iterator[Directive]:
+        """Enclosing blocks, innermost first."""
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def walk(self) -> Iterator[Directive]:
+        """This directive's descendants, depth first in document order (not itself)."""
+        if self._descendants is None:
+            order: list[Directive] = []
+            stack = list(reversed(self.block or []))
+            while stack:
+                node = stack.pop()
+                order.append(node)
+                if node.block:
+                    stack.extend(reversed(node.block))
+            self._descendants = order
+        return iter(self._descendants)
+
+    def __repr__(self) -> str:
+        return f"Directive({self.name!r}, {self.args!r}, {self.file}:{self.line})"
+
+
+def _group_by_name(nodes: list[Directive]) -> dict[str, list[Directive]]:
+    grouped: dict[str, list[Directive]] = {}
+    for node in nodes:
+        grouped.setdefault(node.name, []).append(node)
+    return grouped
+
+
+@dataclass(slots=True, frozen=True)
+class Comment:
+    """A `#` comment, text without the leading '#'."""
+
+    text: str
+    file: str
+    line: int
+    column: int
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class ConfigFile:
+    """One file of the configuration with its verbatim text."""
+
+    path: str
+    text: str
+    comments: list[Comment] = field(default_factory=list)
+    # The file's own top-level directives before include resolution.
+    directives: list[Directive] = field(default_factory=list)
+
+
+@dataclass(slots=True, frozen=True)
+class ParseError:
+    """A syntax problem found while reading the text (reported as a V-* finding)."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+    # Which validity rule reports it: 'V-args' for syntax, 'V-context' for block structure.
+    rule: str = "V-args"
+
+
+@dataclass(eq=False)
+class ParsedConfig:
+    """A whole configuration: every file, the resolved tree and the problems met."""
+
+    files: dict[str, ConfigFile]
+    root: list[Directive]
+    errors: list[ParseError] = field(default_factory=list)
+    # Derived on first use (document order, by name, root by name); the tree is not changed
+    # after parsing.
+    _order: list[Directive] | None = field(default=None, repr=False, compare=False)
+    _by_name: dict[str, list[Directive]] | None = field(default=None, repr=False, compare=False)
+    _root_by_name: dict[str, list[Directive]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def main_file(self) -> str | None:
+        """Path of the first (main) file."""
+        return next(iter(self.files), None)
+
+    def walk(self) -> Iterator[Directive]:
+        """Every directive of the resolved tree, depth first in document order."""
+        if self._order is None:
+            order: list[Directive] = []
+            stack = list(reversed(self.root))
+            while stack:
+                node = stack.pop()
+                order.append(node)
+                if node.block:
+                    stack.extend(reversed(node.block))
+            self._order = order
+        return iter(self._order)
+
+    def find(self, name: str) -> list[Directive]:
+        """Every directive with this name anywhere in the tree, in document order."""
+        if self._by_name is None:
+            self._by_name = _group_by_name(list(self.walk()))
+        return list(self._by_name.get(name, []))
+
+    def top(self, name: str) -> list[Directive]:
+        """Directives with this name at the main (top) level."""
+        if self._root_by_name is None:
+            self._root_by_name = _group_by_name(self.root)
+        return list(self._root_by_name.get(name, []))
+
+    def effective(self, name: str, at: Directive | None) -> Directive | None:
+        """The definition of `name` that applies at `at` by nginx's inheritance, or None.
+
+        Looks in `at`'s own block (when `at` is a block), then in each enclosing block up to main.
+        """
+        if at is not None:
+            if at.block is not None and (own := at.children(name)):
+                return own[-1]
+            for block in at.ancestors():
+                if found := block.children(name):
+                    return found[-1]
+        at_main = self.top(name)
+        return at_main[-1] if at_main else None
+
+    def http(self) -> Directive | None:
+        """The `http` block, if any."""
+        blocks = [d for d in self.root if d.name == "http" and d.block is not None]
+        return blocks[0] if blocks else None
+
+    def servers(self) -> list[Directive]:
+        """Every `server` block of the http context."""
+        return [
+            d
+            for http in self.root
+            if http.name == "http" and http.block is not None
+            for d in http.block
+            if d.name == "server" and d.block is not None
+        ]
+
+    def locations(self, server: Directive) -> list[Directive]:
+        """Every `location` block of a server, nested ones included, in document order."""
+        return [d for d in server.walk() if d.name == "location" and d.block is not None]
+
+    def upstreams(self) -> list[Directive]:
+        """Every `upstream` block of the http context."""
+        http = self.http()
+        return http.children("upstream") if http is not None else []
+
+    def text_of(self, node: Directive) -> str:
+        """The verbatim source text of a directive (its byte span in its file)."""
+        source = self.files.get(node.file)
+        return source.text[node.start : node.end] if source is not None else ""

@@ -1,0 +1,61 @@
+"""Storing config snapshots once per hash and recording what parsing them found."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from app.analysis import parse_dump
+from app.configs.models import ConfigSnapshot, ParseStatus
+from app.core.db import utcnow
+from app.metrics.sql import insert_for, table_of
+
+log = logging.getLogger(__name__)
+
+_snapshots = table_of(ConfigSnapshot)
+
+
+def store_snapshot(
+    *, session: Session, host_id: int, config_hash: str, dump: str, now: datetime
+) -> int | None:
+    """Add the dump unless this host already has one with this hash; returns the new id."""
+    statement = (
+        insert_for(session, _snapshots)
+        .values(
+            host_id=host_id,
+            hash=config_hash,
+            dump=dump,
+            received_at=now,
+            parse_status=ParseStatus.pending.value,
+        )
+        .on_conflict_do_nothing(index_elements=["host_id", "hash"])
+        .returning(_snapshots.c.id)
+    )
+    new_id: int | None = session.execute(statement).scalar_one_or_none()
+    return new_id
+
+
+def summarize_snapshot(*, session: Session, snapshot_id: int) -> ConfigSnapshot | None:
+    """Parse a snapshot and store its file count, line count and parse problems; commits.
+
+    Returns None when the snapshot no longer exists (its host was deleted meanwhile)."""
+    snapshot = session.get(ConfigSnapshot, snapshot_id)
+    if snapshot is None:
+        log.warning("config snapshot %d vanished before analysis", snapshot_id)
+        return None
+    parsed = parse_dump(snapshot.dump)
+    snapshot.file_count = len(parsed.files)
+    snapshot.line_count = len(snapshot.dump.splitlines())
+    if parsed.errors:
+        snapshot.parse_status = ParseStatus.error
+        snapshot.parse_errors = "\n".join(
+            f"{error.file}:{error.line}:{error.column}: {error.message}" for error in parsed.errors
+        )
+    else:
+        snapshot.parse_status = ParseStatus.parsed
+        snapshot.parse_errors = None
+    snapshot.analyzed_at = utcnow()
+    session.commit()
+    return snapshot

@@ -1,0 +1,101 @@
+"""Settings read from the environment (pydantic-settings)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MIN_PASSWORD_LENGTH = 12
+
+# The repository checkout this module lives in; the built UI is looked for there by default.
+_REPO_ROOT = Path(__file__).resolve().parents[3]
+
+# Values that look like secrets but are published in docs and examples.
+_KNOWN_DEFAULT_PASSWORDS = frozenset({"admin", "password", "changeme", "change-me", "nginx-fleet"})
+
+
+class Settings(BaseSettings):
+    """Every setting of the control plane; absent DATABASE_URL/REDIS_URL mean embedded mode."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    database_url: str | None = Field(default=None, validation_alias="DATABASE_URL")
+    redis_url: str | None = Field(default=None, validation_alias="REDIS_URL")
+    env: Literal["development", "production"] = Field(
+        default="development", validation_alias="NGINX_FLEET_ENV"
+    )
+    data_dir: Path = Field(default=Path("var"), validation_alias="NGINX_FLEET_DATA_DIR")
+    ui_dir: Path = Field(
+        default=_REPO_ROOT / "frontend" / "dist", validation_alias="NGINX_FLEET_UI_DIR"
+    )
+    public_url: str | None = Field(default=None, validation_alias="NGINX_FLEET_PUBLIC_URL")
+    admin_user: str = Field(default="admin", validation_alias="NGINX_FLEET_ADMIN_USER")
+    admin_password: SecretStr | None = Field(
+        default=None, validation_alias="NGINX_FLEET_ADMIN_PASSWORD"
+    )
+    ingest_max_bytes: int = Field(
+        default=2 * 1024 * 1024, gt=0, validation_alias="INGEST_MAX_BYTES"
+    )
+    push_interval_s: int = Field(default=10, gt=0, validation_alias="NGINX_FLEET_PUSH_INTERVAL_S")
+    session_ttl_hours: int = Field(
+        default=12, gt=0, validation_alias="NGINX_FLEET_SESSION_TTL_HOURS"
+    )
+
+    @model_validator(mode="after")
+    def _refuse_insecure_production(self) -> Settings:
+        """In production, refuse to start with a missing or guessable admin password."""
+        if self.env != "production":
+            return self
+        password = self.admin_password.get_secret_value() if self.admin_password else ""
+        if not password:
+            raise ValueError(
+                "NGINX_FLEET_ADMIN_PASSWORD must be set when NGINX_FLEET_ENV=production"
+            )
+        if len(password) < MIN_PASSWORD_LENGTH or password.lower() in _KNOWN_DEFAULT_PASSWORDS:
+            raise ValueError(
+                "NGINX_FLEET_ADMIN_PASSWORD is too weak for production "
+                f"(at least {MIN_PASSWORD_LENGTH} characters, not a published default)"
+            )
+        return self
+
+    @property
+    def is_embedded(self) -> bool:
+        """True when no Redis is configured: local Celery broker and in-process pub/sub."""
+        return not self.redis_url
+
+    @property
+    def is_production(self) -> bool:
+        """True when NGINX_FLEET_ENV=production."""
+        return self.env == "production"
+
+    @property
+    def mode(self) -> Literal["embedded", "production"]:
+        """Deployment mode as reported by /health."""
+        return "embedded" if self.is_embedded else "production"
+
+    @property
+    def effective_database_url(self) -> str:
+        """DATABASE_URL with the psycopg 3 driver, or the embedded SQLite file."""
+        if not self.database_url:
+            return f"sqlite:///{(self.data_dir / 'nginx-fleet.db').resolve()}"
+        for plain in ("postgresql://", "postgres://"):
+            if self.database_url.startswith(plain):
+                return "postgresql+psycopg://" + self.database_url[len(plain) :]
+        return self.database_url
+
+    @property
+    def celery_broker_url(self) -> str:
+        """Redis when configured, else kombu's SQLAlchemy transport on a SQLite file."""
+        if self.redis_url:
+            return self.redis_url
+        return f"sqla+sqlite:///{(self.data_dir / 'celery-broker.db').resolve()}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,141 @@
+"""Live events for the UI: Redis pub/sub when configured (any replica serves any browser),
+an in-process broadcast otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import orjson
+import redis
+import redis.asyncio as aioredis
+
+from app.core.config import get_settings
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "nginx-fleet:events"
+# A browser that stops reading must not make the process hold every event for it forever.
+SUBSCRIBER_QUEUE_SIZE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One live event: its SSE name and its data already encoded as JSON."""
+
+    name: str
+    data: str
+
+
+class LocalBroadcast:
+    """Fan-out to the subscribers of this process, callable from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Event]]] = set()
+
+    def publish(self, event: Event) -> None:
+        """Hand the event to every subscriber's queue on its own event loop."""
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for loop, queue in subscribers:
+            try:
+                loop.call_soon_threadsafe(_offer, queue, event)
+            except RuntimeError:
+                # The subscriber's loop closed without unsubscribing (process shutting down).
+                self._discard(loop, queue)
+
+    def _discard(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Event]) -> None:
+        with self._lock:
+            self._subscribers.discard((loop, queue))
+
+    async def subscribe(self) -> AsyncIterator[Event]:
+        """Yield events published after the call until the consumer stops."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=SUBSCRIBER_QUEUE_SIZE)
+        with self._lock:
+            self._subscribers.add((loop, queue))
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._discard(loop, queue)
+
+    @property
+    def subscriber_count(self) -> int:
+        """How many consumers are listening in this process."""
+        with self._lock:
+            return len(self._subscribers)
+
+
+def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
+    """Queue an event, dropping it for a subscriber that fell SUBSCRIBER_QUEUE_SIZE behind."""
+    try:
+        queue.put_nowait(event)
+    except asyncio.QueueFull:
+        log.warning("live event %s dropped for a subscriber that is not reading", event.name)
+
+
+local_broadcast = LocalBroadcast()
+
+
+@lru_cache(maxsize=4)
+def _redis_client(url: str) -> redis.Redis:
+    """One connection pool per Redis URL for publishing from request threads."""
+    return redis.Redis.from_url(url)
+
+
+def encode(event: str, data: dict[str, Any]) -> Event:
+    """Encode data once, whatever number of browsers receive it."""
+    return Event(name=event, data=orjson.dumps(data).decode("utf-8"))
+
+
+def publish(event: str, data: dict[str, Any]) -> None:
+    """Send an event to every live subscriber (of every replica when Redis is configured)."""
+    message = encode(event, data)
+    redis_url = get_settings().redis_url
+    if redis_url:
+        envelope = orjson.dumps({"event": message.name, "data": message.data})
+        _redis_client(redis_url).publish(CHANNEL, envelope)
+    else:
+        local_broadcast.publish(message)
+
+
+def _decode_envelope(raw: bytes) -> Event | None:
+    """The Event in a Redis message, or None (logged) when it is not one of ours."""
+    try:
+        envelope = orjson.loads(raw)
+        return Event(name=str(envelope["event"]), data=str(envelope["data"]))
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        log.warning("ignored a malformed message on %s", CHANNEL)
+        return None
+
+
+async def _subscribe_redis(url: str) -> AsyncIterator[Event]:
+    """Yield events from the Redis channel until the consumer stops."""
+    client = aioredis.Redis.from_url(url)
+    channel = client.pubsub(ignore_subscribe_messages=True)
+    try:
+        await channel.subscribe(CHANNEL)
+        async for message in channel.listen():
+            if message.get("type") != "message":
+                continue
+            event = _decode_envelope(message["data"])
+            if event is not None:
+                yield event
+    finally:
+        await channel.aclose()  # type: ignore[no-untyped-call]
+        await client.aclose()
+
+
+def subscribe() -> AsyncIterator[Event]:
+    """Events published from now on, from Redis or from this process."""
+    redis_url = get_settings().redis_url
+    if redis_url:
+        return _subscribe_redis(redis_url)
+    return local_broadcast.subscribe()

@@ -1,0 +1,57 @@
+"""HTTP endpoints of enrolment tokens (admin)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response, status
+
+from app.core.config import get_settings
+from app.core.deps import AdminUser, SessionDep
+from app.enrollment import service
+from app.enrollment.schemas import (
+    EnrollmentTokenCreate,
+    EnrollmentTokenCreated,
+    EnrollmentTokenRead,
+)
+
+router = APIRouter(prefix="/enrollment-tokens", tags=["enrollment"])
+
+
+def _server_url(request: Request) -> str:
+    """The address agents should use: NGINX_FLEET_PUBLIC_URL, else how this request came in."""
+    return get_settings().public_url or str(request.base_url)
+
+
+@router.post("", response_model=EnrollmentTokenCreated, status_code=status.HTTP_201_CREATED)
+def create_token(
+    body: EnrollmentTokenCreate, request: Request, admin: AdminUser, session: SessionDep
+) -> EnrollmentTokenCreated:
+    """Issue an enrolment token; its secret is in this reply only."""
+    issued = service.issue_token(
+        session=session,
+        actor=admin,
+        labels=body.labels,
+        expires_in_hours=body.expires_in_hours,
+        max_uses=body.max_uses,
+    )
+    return EnrollmentTokenCreated(
+        id=issued.row.id,
+        token=issued.token,
+        expires_at=issued.row.expires_at,
+        max_uses=issued.row.max_uses,
+        labels=issued.row.labels,
+        install_command=service.install_command(),
+        enroll_command=service.enroll_command(server_url=_server_url(request), token=issued.token),
+    )
+
+
+@router.get("", response_model=list[EnrollmentTokenRead])
+def list_tokens(_admin: AdminUser, session: SessionDep) -> list[EnrollmentTokenRead]:
+    """Every token, without secrets."""
+    return [EnrollmentTokenRead.model_validate(row) for row in service.list_tokens(session=session)]
+
+
+@router.delete("/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
+def revoke_token(token_id: int, admin: AdminUser, session: SessionDep) -> Response:
+    """Revoke a token."""
+    service.revoke_token(session=session, actor=admin, token_id=token_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

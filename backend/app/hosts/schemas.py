@@ -1,0 +1,51 @@
+"""Hosts as the UI sees them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from app.agents.labels import Labels
+
+HostStatus = Literal["up", "down", "stale", "new"]
+
+
+class FleetHost(BaseModel):
+    """One row of the fleet view: status, gauges of the newest sample, rates of the newest pair."""
+
+    id: int
+    hostname: str
+    labels: dict[str, str]
+    status: HostStatus
+    status_reason: str | None
+    last_seen_at: datetime | None
+    nginx_version: str | None
+    stub_status_available: bool | None
+    stub_status_error: str | None
+    req_per_s: float | None
+    active: int | None
+    reading: int | None
+    writing: int | None
+    waiting: int | None
+    drops_per_s: float | None
+    cpu_pct: float | None
+    mem_used_pct: float | None
+    fds_open: int | None
+    fds_limit: int | None
+
+
+class HostDetail(FleetHost):
+    """A host with its agent and the facts it last reported."""
+
+    agent_id: str
+    agent_version: str | None
+    enrolled_at: datetime
+    facts: dict[str, Any] | None
+
+
+class HostLabelsUpdate(BaseModel):
+    """Body of PATCH /hosts/{id}: the complete new label set."""
+
+    labels: Labels

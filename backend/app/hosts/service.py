@@ -1,0 +1,132 @@
+"""Reading, relabelling and removing hosts."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.audit import service as audit_service
+from app.core import pubsub
+from app.core.config import get_settings
+from app.core.errors import InvalidInputError, NotFoundError
+from app.hosts.fleet import build_fleet_host, fleet_query, host_columns, sample_columns
+from app.hosts.models import Host, HostFacts
+from app.hosts.schemas import FleetHost, HostDetail
+from app.users.models import User
+
+LabelFilter = dict[str, set[str]]
+
+
+def parse_label_filters(raw: Sequence[str]) -> LabelFilter:
+    """['env:prod', 'env:staging', 'role:edge'] -> {'env': {'prod', 'staging'}, 'role': {...}}."""
+    wanted: LabelFilter = defaultdict(set)
+    for item in raw:
+        key, sep, value = item.partition(":")
+        if not sep or not key:
+            raise InvalidInputError(f"label filter {item!r} must be written key:value")
+        wanted[key].add(value)
+    return dict(wanted)
+
+
+def matches(labels: dict[str, str], wanted: LabelFilter) -> bool:
+    """Every filtered key must be present with one of its wanted values."""
+    return all(labels.get(key) in values for key, values in wanted.items())
+
+
+def list_fleet(*, session: Session, label_filters: LabelFilter, now: datetime) -> list[FleetHost]:
+    """Every host matching the label filters, by hostname."""
+    interval = get_settings().push_interval_s
+    fleet = []
+    for row in session.execute(fleet_query()):
+        host: Host = row.Host
+        if not matches(host.labels or {}, label_filters):
+            continue
+        fleet.append(
+            build_fleet_host(
+                host=host_columns(host),
+                sample=sample_columns(row._mapping),
+                nginx_version=row.nginx_version,
+                now=now,
+                push_interval_s=interval,
+            )
+        )
+    return fleet
+
+
+def list_labels(*, session: Session) -> dict[str, list[str]]:
+    """Every label key in the fleet with its values, both sorted."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for labels in session.scalars(select(Host.labels)):
+        for key, value in (labels or {}).items():
+            values[key].add(value)
+    return {key: sorted(values[key]) for key in sorted(values)}
+
+
+def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDetail:
+    """One host with its agent, facts and newest figures; NotFoundError when unknown."""
+    row = session.execute(fleet_query().where(Host.id == host_id)).one_or_none()
+    if row is None:
+        raise NotFoundError(f"host {host_id} does not exist")
+    host: Host = row.Host
+    fleet_host = build_fleet_host(
+        host=host_columns(host),
+        sample=sample_columns(row._mapping),
+        nginx_version=row.nginx_version,
+        now=now,
+        push_interval_s=get_settings().push_interval_s,
+    )
+    facts = session.scalar(select(HostFacts.facts).where(HostFacts.host_id == host_id))
+    return HostDetail(
+        **fleet_host.model_dump(),
+        agent_id=host.agent_id,
+        agent_version=host.agent_version,
+        enrolled_at=host.enrolled_at,
+        facts=facts,
+    )
+
+
+def _get_host(session: Session, host_id: int) -> Host:
+    """The host or NotFoundError."""
+    host = session.get(Host, host_id)
+    if host is None:
+        raise NotFoundError(f"host {host_id} does not exist")
+    return host
+
+
+def update_labels(
+    *, session: Session, host_id: int, labels: dict[str, str], actor: User, now: datetime
+) -> HostDetail:
+    """Replace a host's labels (the UI wins over the agent from now on); audited; commits."""
+    host = _get_host(session, host_id)
+    before = dict(host.labels or {})
+    host.labels = dict(labels)
+    audit_service.record(
+        session=session,
+        actor=actor,
+        action="host.update_labels",
+        target=f"host:{host_id}",
+        detail={"hostname": host.hostname, "before": before, "after": host.labels},
+    )
+    session.commit()
+    pubsub.publish("host", {"host_id": host_id})
+    return get_host_detail(session=session, host_id=host_id, now=now)
+
+
+def delete_host(*, session: Session, host_id: int, actor: User) -> None:
+    """Remove a host with its token, samples, rollups and configs; audited; commits."""
+    host = _get_host(session, host_id)
+    audit_service.record(
+        session=session,
+        actor=actor,
+        action="host.delete",
+        target=f"host:{host_id}",
+        detail={"hostname": host.hostname, "agent_id": host.agent_id},
+    )
+    # The database cascades to the host's data; no rows are loaded to delete them.
+    session.execute(delete(Host).where(Host.id == host_id))
+    session.commit()
+    pubsub.publish("host", {"host_id": host_id})

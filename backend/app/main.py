@@ -1,0 +1,101 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Literal
+
+from fastapi import APIRouter, FastAPI
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.audit.router import router as audit_router
+from app.auth.router import router as auth_router
+from app.core.config import get_settings
+from app.core.db import SessionLocal
+from app.core.deps import SessionDep
+from app.core.errors import ServiceError, service_error_handler, validation_error_handler
+from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
+from app.core.ui import mount_ui
+from app.enrollment.router import router as enrollment_router
+from app.hosts.router import router as hosts_router
+from app.metrics.router import router as metrics_router
+from app.users import service as users_service
+from app.users.router import router as users_router
+
+API_PREFIX = "/api/v1"
+
+log = logging.getLogger(__name__)
+
+
+class Health(BaseModel):
+    """Liveness and database reachability."""
+
+    status: Literal["ok", "degraded"]
+    database: Literal["ok", "error"]
+    mode: Literal["embedded", "production"]
+
+
+health_router = APIRouter(tags=["health"])
+
+
+@health_router.get("/health", response_model=Health)
+def health(session: SessionDep) -> JSONResponse:
+    """Public: is the API up and can it reach its database."""
+    try:
+        session.execute(text("SELECT 1"))
+        database: Literal["ok", "error"] = "ok"
+    except SQLAlchemyError:
+        log.exception("health check: database unreachable")
+        database = "error"
+    body = Health(
+        status="ok" if database == "ok" else "degraded",
+        database=database,
+        mode=get_settings().mode,
+    )
+    return JSONResponse(body.model_dump(), status_code=200 if database == "ok" else 503)
+
+
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    """Create the bootstrap admin from the environment when no user exists yet."""
+    with SessionLocal() as session:
+        users_service.bootstrap_admin(session=session, settings=get_settings())
+    yield
+
+
+def create_app() -> FastAPI:
+    """Build the API (and the UI when it is built) with its middleware."""
+    settings = get_settings()
+    app = FastAPI(
+        title="nginx-fleet",
+        version="0.1.0",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=f"{API_PREFIX}/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(ServiceError, service_error_handler)
+    routers = (
+        health_router,
+        auth_router,
+        users_router,
+        audit_router,
+        enrollment_router,
+        hosts_router,
+        metrics_router,
+    )
+    for router in routers:
+        app.include_router(router, prefix=API_PREFIX)
+    # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
+    app.add_middleware(CSRFMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+    if settings.ui_dir.is_dir():
+        mount_ui(app, settings.ui_dir)
+    return app

@@ -1,0 +1,80 @@
+"""Raw samples and their 1-minute / 1-hour rollups."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, JSONType
+
+
+class Sample(Base):
+    """One push sample: the charted figures as columns, the rest as JSON in `extra`."""
+
+    __tablename__ = "samples"
+    __table_args__ = (Index("ix_samples_host_id_ts", "host_id", "ts"),)
+
+    # (host_id, seq) is the idempotency key of the protocol, so it is the primary key too.
+    host_id: Mapped[int] = mapped_column(
+        ForeignKey("hosts.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    ts: Mapped[datetime]
+    nginx_up: Mapped[bool]
+    workers: Mapped[int | None]
+    stub_status_available: Mapped[bool]
+    active: Mapped[int | None]
+    reading: Mapped[int | None]
+    writing: Mapped[int | None]
+    waiting: Mapped[int | None]
+    accepts: Mapped[int | None] = mapped_column(BigInteger)
+    handled: Mapped[int | None] = mapped_column(BigInteger)
+    requests: Mapped[int | None] = mapped_column(BigInteger)
+    req_per_s: Mapped[float | None]
+    accepts_per_s: Mapped[float | None]
+    drops_per_s: Mapped[float | None]
+    cpu_pct: Mapped[float | None]
+    mem_used_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    mem_total_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    load1: Mapped[float | None]
+    fds_open: Mapped[int | None] = mapped_column(BigInteger)
+    fds_limit: Mapped[int | None] = mapped_column(BigInteger)
+    net_rx_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    net_tx_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    listen_overflows: Mapped[int | None] = mapped_column(BigInteger)
+    listen_drops: Mapped[int | None] = mapped_column(BigInteger)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+
+
+class SampleRollup(Base):
+    """Averages (and maxima where peaks matter) of the charted figures over one bucket."""
+
+    __tablename__ = "sample_rollups"
+
+    host_id: Mapped[int] = mapped_column(
+        ForeignKey("hosts.id", ondelete="CASCADE"), primary_key=True
+    )
+    # '1m' or '1h' (app.metrics.bucketing.SeriesSource).
+    resolution: Mapped[str] = mapped_column(String(2), primary_key=True)
+    bucket_start: Mapped[datetime] = mapped_column(primary_key=True)
+    # Weights the bucket when a coarser rollup or a series averages several buckets.
+    sample_count: Mapped[int]
+    active_avg: Mapped[float | None]
+    active_max: Mapped[float | None]
+    reading_avg: Mapped[float | None]
+    writing_avg: Mapped[float | None]
+    waiting_avg: Mapped[float | None]
+    req_per_s_avg: Mapped[float | None]
+    accepts_per_s_avg: Mapped[float | None]
+    drops_per_s_avg: Mapped[float | None]
+    drops_per_s_max: Mapped[float | None]
+    cpu_pct_avg: Mapped[float | None]
+    mem_used_bytes_avg: Mapped[float | None]
+    mem_total_bytes_avg: Mapped[float | None]
+    load1_avg: Mapped[float | None]
+    fds_open_avg: Mapped[float | None]
+    fds_limit_avg: Mapped[float | None]
+    workers_avg: Mapped[float | None]

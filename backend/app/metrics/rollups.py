@@ -1,0 +1,144 @@
+"""1-minute rollups from raw samples, 1-hour rollups from 1-minute ones, and retention."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, func, literal, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.metrics.bucketing import SeriesSource
+from app.metrics.fields import CHARTED_FIELDS, MAX_FIELDS
+from app.metrics.models import Sample, SampleRollup
+from app.metrics.series import weighted_avg
+from app.metrics.settings import RetentionSettings
+from app.metrics.sql import as_float, bucket_timestamp, insert_for, table_of
+
+# Re-aggregated on every run, so samples that arrive a little late still land in their bucket.
+MINUTE_LOOKBACK = timedelta(minutes=5)
+HOUR_LOOKBACK = timedelta(hours=2)
+
+_rollups = table_of(SampleRollup)
+_samples = table_of(Sample)
+
+
+def _floor(moment: datetime, step: timedelta) -> datetime:
+    """moment rounded down to a multiple of step since the epoch."""
+    seconds = int(step.total_seconds())
+    epoch = int(moment.timestamp())
+    return datetime.fromtimestamp(epoch - epoch % seconds, moment.tzinfo)
+
+
+def _aggregate_columns(from_minutes: bool) -> dict[str, ColumnElement[Any]]:
+    """Rollup column name -> aggregate over raw samples or over 1-minute rollups."""
+    columns: dict[str, ColumnElement[Any]] = {}
+    for name in CHARTED_FIELDS:
+        if from_minutes:
+            columns[f"{name}_avg"] = weighted_avg(
+                _rollups.c[f"{name}_avg"], _rollups.c.sample_count
+            )
+        else:
+            columns[f"{name}_avg"] = as_float(func.avg(_samples.c[name]))
+        if name in MAX_FIELDS:
+            source = _rollups.c[f"{name}_max"] if from_minutes else _samples.c[name]
+            columns[f"{name}_max"] = as_float(func.max(source))
+    return columns
+
+
+def _upsert_rollups(
+    session: Session,
+    *,
+    resolution: SeriesSource,
+    start: datetime,
+    end: datetime,
+    host_id: int | None,
+) -> int:
+    """Aggregate [start, end) into `resolution` buckets and upsert them; returns rows written."""
+    from_minutes = resolution is SeriesSource.hour
+    if from_minutes:
+        ts = _rollups.c.bucket_start
+        conditions = [_rollups.c.resolution == SeriesSource.minute.value, ts >= start, ts < end]
+        host_column = _rollups.c.host_id
+        count: ColumnElement[Any] = func.sum(_rollups.c.sample_count)
+    else:
+        ts = _samples.c.ts
+        conditions = [ts >= start, ts < end]
+        host_column = _samples.c.host_id
+        count = func.count()
+    if host_id is not None:
+        conditions.append(host_column == host_id)
+    bucket = bucket_timestamp(session, ts, resolution.resolution_s)
+    aggregates = _aggregate_columns(from_minutes)
+    query = (
+        select(
+            host_column,
+            literal(resolution.value),
+            bucket,
+            count,
+            *aggregates.values(),
+        )
+        .where(and_(*conditions))
+        .group_by(host_column, bucket)
+    )
+    target = ["host_id", "resolution", "bucket_start", "sample_count", *aggregates]
+    statement = insert_for(session, _rollups).from_select(target, query)
+    statement = statement.on_conflict_do_update(
+        index_elements=["host_id", "resolution", "bucket_start"],
+        set_={name: statement.excluded[name] for name in target[3:]},
+    )
+    result = session.execute(statement)
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def rollup_recent(*, session: Session, now: datetime) -> tuple[int, int]:
+    """Refresh the last few 1-minute and 1-hour buckets of every host; commits."""
+    minute_start = _floor(now - MINUTE_LOOKBACK, timedelta(minutes=1))
+    hour_start = _floor(now - HOUR_LOOKBACK, timedelta(hours=1))
+    minutes = _upsert_rollups(
+        session, resolution=SeriesSource.minute, start=minute_start, end=now, host_id=None
+    )
+    hours = _upsert_rollups(
+        session, resolution=SeriesSource.hour, start=hour_start, end=now, host_id=None
+    )
+    session.commit()
+    return minutes, hours
+
+
+def rollup_range(*, session: Session, host_id: int, start: datetime, end: datetime) -> None:
+    """Rebuild one host's rollups over [start, end), e.g. after a spool replay; commits."""
+    minute_start = _floor(start, timedelta(minutes=1))
+    hour_start = _floor(start, timedelta(hours=1))
+    minute_end = _floor(end, timedelta(minutes=1)) + timedelta(minutes=1)
+    hour_end = _floor(end, timedelta(hours=1)) + timedelta(hours=1)
+    _upsert_rollups(
+        session, resolution=SeriesSource.minute, start=minute_start, end=minute_end, host_id=host_id
+    )
+    _upsert_rollups(
+        session, resolution=SeriesSource.hour, start=hour_start, end=hour_end, host_id=host_id
+    )
+    session.commit()
+
+
+def apply_retention(
+    *, session: Session, now: datetime, retention: RetentionSettings
+) -> dict[str, int]:
+    """Delete data older than each resolution's retention; commits; returns rows removed."""
+    removed = {
+        "raw": session.execute(delete(_samples).where(_samples.c.ts < now - retention.raw)),
+        "1m": session.execute(
+            delete(_rollups).where(
+                _rollups.c.resolution == SeriesSource.minute.value,
+                _rollups.c.bucket_start < now - retention.minute,
+            )
+        ),
+        "1h": session.execute(
+            delete(_rollups).where(
+                _rollups.c.resolution == SeriesSource.hour.value,
+                _rollups.c.bucket_start < now - retention.hour,
+            )
+        ),
+    }
+    session.commit()
+    return {name: int(getattr(result, "rowcount", 0) or 0) for name, result in removed.items()}

@@ -1,0 +1,42 @@
+"""Celery tasks of the metrics domain (thin: the work is in app.metrics.rollups)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from app.core.db import SessionLocal, utcnow
+from app.metrics import rollups
+from app.metrics.settings import get_retention
+from app.worker.celery_app import celery_app
+from app.worker.retry import TRANSIENT_RETRY_POLICY
+
+log = logging.getLogger(__name__)
+
+
+@celery_app.task(name="metrics.rollup", **TRANSIENT_RETRY_POLICY)
+def rollup() -> None:
+    """Refresh the recent 1-minute and 1-hour rollups of every host."""
+    with SessionLocal() as session:
+        minutes, hours = rollups.rollup_recent(session=session, now=utcnow())
+    log.info("rollups refreshed: %d minute rows, %d hour rows", minutes, hours)
+
+
+@celery_app.task(name="metrics.rollup_range", **TRANSIENT_RETRY_POLICY)
+def rollup_range(host_id: int, start: str, end: str) -> None:
+    """Rebuild one host's rollups over [start, end) (ISO timestamps), after late samples."""
+    with SessionLocal() as session:
+        rollups.rollup_range(
+            session=session,
+            host_id=host_id,
+            start=datetime.fromisoformat(start),
+            end=datetime.fromisoformat(end),
+        )
+
+
+@celery_app.task(name="metrics.apply_retention", **TRANSIENT_RETRY_POLICY)
+def apply_retention() -> None:
+    """Delete metrics older than their retention."""
+    with SessionLocal() as session:
+        removed = rollups.apply_retention(session=session, now=utcnow(), retention=get_retention())
+    log.info("retention removed %s", removed)

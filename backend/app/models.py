@@ -1,0 +1,25 @@
+"""Every ORM model, imported so that Base.metadata is complete (Alembic, tests)."""
+
+from app.audit.models import AuditEntry
+from app.auth.models import LoginFailure, UserSession
+from app.configs.models import ConfigSnapshot
+from app.core.db import Base
+from app.enrollment.models import EnrollmentToken
+from app.hosts.models import Host, HostFacts
+from app.metrics.models import Sample, SampleRollup
+from app.users.models import Role, User
+
+__all__ = [
+    "AuditEntry",
+    "Base",
+    "ConfigSnapshot",
+    "EnrollmentToken",
+    "Host",
+    "HostFacts",
+    "LoginFailure",
+    "Role",
+    "Sample",
+    "SampleRollup",
+    "User",
+    "UserSession",
+]

@@ -1,0 +1,59 @@
+"""The one Celery app of nginx-fleet: broker, queues, routing and beat schedule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+from kombu import Queue as KombuQueue
+
+from app.core.config import get_settings
+from app.worker.beat import build_beat_schedule
+from app.worker.queues import Queue
+
+TASK_MODULES = ["app.auth.tasks", "app.configs.tasks", "app.metrics.tasks"]
+
+
+class CeleryConfig:
+    """Celery settings; the broker is read from the app settings on every use, not at import,
+    so that a process which changes its environment after importing this module (tests, the
+    CLI) still talks to the right broker."""
+
+    task_queues = [KombuQueue(queue.value) for queue in Queue]
+    task_default_queue = Queue.default.value
+    task_routes = {
+        "configs.*": {"queue": Queue.analysis.value},
+        "metrics.*": {"queue": Queue.maintenance.value},
+        "auth.*": {"queue": Queue.maintenance.value},
+    }
+    # Results live in the tables the tasks write; nothing reads Celery results.
+    task_ignore_result = True
+    task_acks_late = True
+    task_reject_on_worker_lost = True
+    # One message at a time: a long analysis must not hold back messages another worker could take.
+    worker_prefetch_multiplier = 1
+    task_serializer = "json"
+    accept_content = ["json"]
+    timezone = "UTC"
+    enable_utc = True
+    broker_connection_retry_on_startup = True
+
+    @property
+    def broker_url(self) -> str:
+        """Redis in production, kombu's SQLAlchemy transport on SQLite when embedded."""
+        return get_settings().celery_broker_url
+
+    @property
+    def beat_schedule(self) -> dict[str, dict[str, Any]]:
+        """Every domain's periodic tasks."""
+        return build_beat_schedule()
+
+
+def create_celery_app() -> Celery:
+    """Build the Celery app configured by CeleryConfig."""
+    app = Celery("nginx_fleet", include=TASK_MODULES)
+    app.config_from_object(CeleryConfig())
+    return app
+
+
+celery_app = create_celery_app()

@@ -1,0 +1,1 @@
+"""Shared building blocks of the nginx-fleet benchmarks (processes, databases, load, figures)."""

@@ -1,0 +1,28 @@
+"""Each benchmark script runs end to end on real parts in a tiny configuration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent
+
+
+def run_script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run bench/NAME with the repository's Python, as `make bench` does."""
+    return subprocess.run(
+        [sys.executable, str(BENCH / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
+    )
+
+
+def test_agent_cost_measures_the_real_agent_against_real_nginx() -> None:
+    done = run_script("agent_cost.py", "--duration", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ms CPU per cycle" in done.stdout
+    assert "check: stub_status read in every sample: OK" in done.stdout
+    assert "check: seqs consecutive: OK" in done.stdout

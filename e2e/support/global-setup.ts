@@ -1,0 +1,119 @@
+/** Start the demo (backend, three real nginx, agents, traffic), then log in an admin and a viewer. */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type APIRequestContext, request } from "@playwright/test";
+import {
+  ADMIN_STORAGE,
+  AUTH_DIR,
+  type Credentials,
+  type DemoState,
+  REPO_ROOT,
+  STATE_FILE,
+  VIEWER_STORAGE,
+} from "./demo-state";
+
+const READY_TIMEOUT_MS = 240_000;
+// Short pushes so the charts have several points within a minute of start.
+const PUSH_INTERVAL_S = 2;
+
+interface ReadyFile {
+  url: string;
+  username: string;
+  password: string;
+  hosts: string[];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function tail(file: string): string {
+  return existsSync(file) ? readFileSync(file, "utf8").slice(-4000) : "(no output)";
+}
+
+async function waitForReadyFile(file: string, demoLog: string, exited: () => number | null): Promise<ReadyFile> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const code = exited();
+    if (code !== null) throw new Error(`the demo exited with status ${code} before it was ready:\n${tail(demoLog)}`);
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ReadyFile;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the demo was not ready after ${READY_TIMEOUT_MS / 1000} s:\n${tail(demoLog)}`);
+}
+
+/** Log in through the API and keep the session and CSRF cookies as a storage state. */
+async function login(url: string, user: Credentials, storagePath: string): Promise<APIRequestContext> {
+  const context = await request.newContext({ baseURL: url });
+  const response = await context.post("/api/v1/auth/login", { data: user });
+  if (!response.ok()) throw new Error(`login as ${user.username} failed: ${response.status()} ${await response.text()}`);
+  await context.storageState({ path: storagePath });
+  return context;
+}
+
+async function createViewer(admin: APIRequestContext, url: string, viewer: Credentials): Promise<void> {
+  const cookies = (await admin.storageState()).cookies;
+  const csrf = cookies.find((cookie) => cookie.name === "nf_csrf")?.value ?? "";
+  const response = await admin.post(`${url}/api/v1/users`, {
+    data: { ...viewer, role: "viewer" },
+    headers: { "X-CSRF-Token": csrf },
+  });
+  if (response.status() !== 201 && response.status() !== 200) {
+    throw new Error(`creating the viewer failed: ${response.status()} ${await response.text()}`);
+  }
+}
+
+export default async function globalSetup(): Promise<void> {
+  mkdirSync(AUTH_DIR, { recursive: true });
+  const dataDir = mkdtempSync(path.join(tmpdir(), "nf-e2e-"));
+  const readyFile = path.join(dataDir, "ready.json");
+  const demoLog = path.join(dataDir, "demo.log");
+  const port = await freePort();
+  const output = openSync(demoLog, "a");
+  const demo = spawn(
+    path.join(REPO_ROOT, ".venv", "bin", "python"),
+    [
+      path.join(REPO_ROOT, "demo", "run_demo.py"),
+      "--port",
+      String(port),
+      "--data-dir",
+      dataDir,
+      "--push-interval",
+      String(PUSH_INTERVAL_S),
+      "--traffic-seconds",
+      "1800",
+      "--ready-file",
+      readyFile,
+    ],
+    { cwd: REPO_ROOT, stdio: ["ignore", output, output], detached: true },
+  );
+  demo.unref();
+  const pid = demo.pid;
+  if (pid === undefined) throw new Error("could not start demo/run_demo.py");
+  // Written at once, so that teardown stops the demo even when the rest of the setup fails.
+  const partial = { pid, dataDir, url: "", hosts: [] };
+  writeFileSync(STATE_FILE, JSON.stringify(partial, null, 2));
+
+  const ready = await waitForReadyFile(readyFile, demoLog, () => demo.exitCode);
+  const admin: Credentials = { username: ready.username, password: ready.password };
+  const viewer: Credentials = { username: "viewer", password: randomBytes(12).toString("base64url") };
+  const adminContext = await login(ready.url, admin, ADMIN_STORAGE);
+  await createViewer(adminContext, ready.url, viewer);
+  await adminContext.dispose();
+  await (await login(ready.url, viewer, VIEWER_STORAGE)).dispose();
+
+  const state: DemoState = { pid, dataDir, url: ready.url, admin, viewer, hosts: ready.hosts };
+  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+}

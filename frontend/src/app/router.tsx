@@ -1,0 +1,39 @@
+/** The app's routes. */
+import { createBrowserRouter } from "react-router";
+import { AuditPage } from "../features/audit/components/AuditPage";
+import { LoginPage } from "../features/auth/components/LoginPage";
+import { AgentsPage } from "../features/enrollment/components/AgentsPage";
+import { FleetPage } from "../features/fleet/components/FleetPage";
+import { HostPage } from "../features/host/components/HostPage";
+import { UsersPage } from "../features/users/components/UsersPage";
+import { RequireAuth, RequireRole } from "./guards";
+import { AppLayout } from "./layout";
+import { NotFound } from "./not-found";
+
+export const routes = [
+  { path: "/login", element: <LoginPage /> },
+  {
+    element: (
+      <RequireAuth>
+        <AppLayout />
+      </RequireAuth>
+    ),
+    children: [
+      { index: true, element: <FleetPage /> },
+      { path: "hosts/:hostId", element: <HostPage /> },
+      {
+        element: <RequireRole role="admin" />,
+        children: [
+          { path: "settings/agents", element: <AgentsPage /> },
+          { path: "settings/users", element: <UsersPage /> },
+          { path: "audit", element: <AuditPage /> },
+        ],
+      },
+      { path: "*", element: <NotFound /> },
+    ],
+  },
+];
+
+export function createAppRouter() {
+  return createBrowserRouter(routes);
+}

@@ -1,0 +1,146 @@
+/** A time-series panel (lines and stacked areas) with a title, legend and empty state. */
+import {
+  Area,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { formatAxisTime, formatDateTime } from "../../lib/format";
+import type { ChartRow, ChartSeries } from "./types";
+
+export interface TimeSeriesChartProps {
+  title: string;
+  rows: readonly ChartRow[];
+  series: readonly ChartSeries[];
+  /** Visible time window in ms; fixed so that gaps at either end stay visible. */
+  domain: readonly [number, number];
+  formatValue: (value: number) => string;
+  /** Draw y = 0 so that "nothing happened" reads as a flat line, not a missing chart. */
+  zeroLine?: boolean;
+  /** Extra line in the tooltip summing the stacked series (e.g. Active). */
+  stackTotalLabel?: string;
+  height?: number;
+}
+
+function hasData(rows: readonly ChartRow[], series: readonly ChartSeries[]): boolean {
+  return rows.some((row) => series.some((s) => typeof row[s.key] === "number"));
+}
+
+/** Render one chart panel, or its "no data in this range" state. */
+export function TimeSeriesChart({
+  title,
+  rows,
+  series,
+  domain,
+  formatValue,
+  zeroLine = false,
+  stackTotalLabel,
+  height = 220,
+}: TimeSeriesChartProps) {
+  const span = domain[1] - domain[0];
+  const stackedKeys = series.filter((s) => s.kind === "stacked-area").map((s) => s.key);
+  return (
+    <figure className="chart-panel" aria-label={title}>
+      <figcaption className="chart-title">{title}</figcaption>
+      {hasData(rows, series) ? (
+        <ResponsiveContainer width="100%" height={height}>
+          <ComposedChart data={[...rows]} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="var(--grid)" vertical={false} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              scale="time"
+              domain={[domain[0], domain[1]]}
+              allowDataOverflow
+              tickFormatter={(ms: number) => formatAxisTime(ms, span)}
+              stroke="var(--muted)"
+              fontSize={11}
+              minTickGap={40}
+            />
+            <YAxis
+              tickFormatter={(v: number) => formatValue(v)}
+              stroke="var(--muted)"
+              fontSize={11}
+              width={64}
+              domain={[0, "auto"]}
+            />
+            <Tooltip
+              labelFormatter={(ms) => formatDateTime(Number(ms))}
+              formatter={(value, name) => [
+                typeof value === "number" ? formatValue(value) : "—",
+                String(name),
+              ]}
+              content={
+                stackTotalLabel
+                  ? ({ active, payload, label }) =>
+                      active && payload && payload.length > 0 ? (
+                        <div className="chart-tooltip">
+                          <div className="chart-tooltip-time">{formatDateTime(Number(label))}</div>
+                          <div>
+                            <strong>
+                              {stackTotalLabel}:{" "}
+                              {formatValue(
+                                stackedKeys.reduce((sum, key) => {
+                                  const row = payload[0]?.payload as ChartRow | undefined;
+                                  const v = row?.[key];
+                                  return sum + (typeof v === "number" ? v : 0);
+                                }, 0),
+                              )}
+                            </strong>
+                          </div>
+                          {payload.map((entry) => (
+                            <div key={String(entry.dataKey)} style={{ color: entry.color }}>
+                              {entry.name}:{" "}
+                              {typeof entry.value === "number" ? formatValue(entry.value) : "—"}
+                            </div>
+                          ))}
+                        </div>
+                      ) : null
+                  : undefined
+              }
+            />
+            <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />
+            {zeroLine ? <ReferenceLine y={0} stroke="var(--muted)" strokeWidth={1} /> : null}
+            {series.map((s) =>
+              s.kind === "stacked-area" ? (
+                <Area
+                  key={s.key}
+                  dataKey={s.key}
+                  name={s.label}
+                  stackId="stack"
+                  type="monotone"
+                  stroke={s.color}
+                  fill={s.color}
+                  fillOpacity={0.35}
+                  isAnimationActive={false}
+                />
+              ) : (
+                <Line
+                  key={s.key}
+                  dataKey={s.key}
+                  name={s.label}
+                  type="monotone"
+                  stroke={s.color}
+                  strokeWidth={1.5}
+                  strokeDasharray={s.dashed ? "6 4" : undefined}
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ),
+            )}
+          </ComposedChart>
+        </ResponsiveContainer>
+      ) : (
+        <p className="chart-empty" style={{ height }}>
+          No data in this range
+        </p>
+      )}
+    </figure>
+  );
+}

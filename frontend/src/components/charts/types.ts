@@ -1,0 +1,12 @@
+/** Data shapes the chart components accept (free of any Recharts type). */
+
+/** One point in time: `t` in ms since the epoch, then one value (or null for a gap) per series. */
+export type ChartRow = { t: number } & Record<string, number | null>;
+
+export interface ChartSeries {
+  key: string;
+  label: string;
+  color: string;
+  kind: "line" | "stacked-area";
+  dashed?: boolean;
+}

@@ -1,0 +1,80 @@
+/** The fleet as a dense, sortable table. */
+import { useMemo, useState } from "react";
+import { Link } from "react-router";
+import type { FleetHost } from "../../../api/types";
+import { LabelChips } from "../../../components/ui/LabelChips";
+import { SortableHeader } from "../../../components/ui/SortableHeader";
+import { StatusBadge } from "../../../components/ui/StatusBadge";
+import {
+  formatCount,
+  formatPercent,
+  formatRate,
+  formatRelativeTime,
+  formatUsage,
+} from "../../../lib/format";
+import type { LabelPair } from "../../../lib/labels";
+import { type SortState, nextSort, sortRows } from "../../../lib/sort";
+import { useNow } from "../../../lib/use-now";
+import { FLEET_SORT_ACCESSORS, type FleetColumn, initialDirection } from "./fleet-columns";
+
+interface FleetTableProps {
+  hosts: readonly FleetHost[];
+  onLabelSelect: (pair: LabelPair) => void;
+}
+
+export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
+  const [sort, setSort] = useState<SortState<FleetColumn>>({ key: "hostname", direction: "asc" });
+  const now = useNow();
+  const rows = useMemo(() => sortRows(hosts, FLEET_SORT_ACCESSORS, sort), [hosts, sort]);
+  const onSort = (column: FleetColumn) => setSort((s) => nextSort(s, column, initialDirection(column)));
+  const header = (column: FleetColumn, label: string, numeric = true) => (
+    <SortableHeader column={column} label={label} sort={sort} onSort={onSort} numeric={numeric} />
+  );
+
+  return (
+    <div className="table-wrap">
+      <table className="data-table" aria-label="fleet">
+        <thead>
+          <tr>
+            {header("hostname", "Host", false)}
+            {header("status", "Status", false)}
+            <th scope="col">Labels</th>
+            {header("req_per_s", "Req/s")}
+            {header("active", "Active")}
+            {header("waiting", "Waiting")}
+            {header("drops_per_s", "Drops/s")}
+            {header("cpu_pct", "CPU")}
+            {header("mem_used_pct", "Memory")}
+            {header("fds", "FDs")}
+            {header("last_seen_at", "Last seen")}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((host) => (
+            <tr key={host.id}>
+              <td>
+                <Link to={`/hosts/${host.id}`}>{host.hostname}</Link>
+              </td>
+              <td>
+                <StatusBadge status={host.status} reason={host.status_reason} />
+              </td>
+              <td>
+                <LabelChips labels={host.labels} onSelect={onLabelSelect} />
+              </td>
+              <td className="num">{formatRate(host.req_per_s)}</td>
+              <td className="num">{formatCount(host.active)}</td>
+              <td className="num">{formatCount(host.waiting)}</td>
+              <td className={`num${(host.drops_per_s ?? 0) > 0 ? " alarm" : ""}`}>{formatRate(host.drops_per_s)}</td>
+              <td className="num">{formatPercent(host.cpu_pct)}</td>
+              <td className="num">{formatPercent(host.mem_used_pct)}</td>
+              <td className="num">{formatUsage(host.fds_open, host.fds_limit)}</td>
+              <td className="num" title={host.last_seen_at ?? undefined}>
+                {formatRelativeTime(host.last_seen_at, now)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { sortRows } from "../../../lib/sort";
+import { fleetHost } from "../../../test/factories";
+import { FLEET_SORT_ACCESSORS, initialDirection } from "./fleet-columns";
+
+describe("fleet sorting", () => {
+  it("puts the worst health first when sorting by status", () => {
+    const hosts = [
+      fleetHost({ id: 1, status: "up" }),
+      fleetHost({ id: 2, status: "new" }),
+      fleetHost({ id: 3, status: "down" }),
+      fleetHost({ id: 4, status: "stale" }),
+    ];
+    const sorted = sortRows(hosts, FLEET_SORT_ACCESSORS, { key: "status", direction: "asc" });
+    expect(sorted.map((h) => h.status)).toEqual(["down", "stale", "new", "up"]);
+  });
+
+  it("sorts fds by how full they are, not by the count", () => {
+    const hosts = [
+      fleetHost({ id: 1, fds_open: 500, fds_limit: 65535 }),
+      fleetHost({ id: 2, fds_open: 900, fds_limit: 1024 }),
+    ];
+    const sorted = sortRows(hosts, FLEET_SORT_ACCESSORS, { key: "fds", direction: "desc" });
+    expect(sorted.map((h) => h.id)).toEqual([2, 1]);
+  });
+
+  it("starts figures at the biggest value and names at A", () => {
+    expect(initialDirection("drops_per_s")).toBe("desc");
+    expect(initialDirection("hostname")).toBe("asc");
+  });
+});

@@ -1,0 +1,95 @@
+/** Host page (/hosts/:id): header, label editing, range picker and live charts. */
+import { Suspense, lazy } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import type { TimeRange } from "../../../api/types";
+import { StatusBadge } from "../../../components/ui/StatusBadge";
+import { ErrorState, Loading } from "../../../components/ui/states";
+import { formatDateTime, formatRelativeTime } from "../../../lib/format";
+import { hasRole } from "../../../lib/roles";
+import { useNow } from "../../../lib/use-now";
+import { useMe } from "../../auth/api/auth";
+import { LIVE_RANGES } from "../../fleet/api/live-cache";
+import { LiveIndicator } from "../../fleet/components/LiveIndicator";
+import { useHost, useHostSeries } from "../api/host";
+import { HostBanners } from "./HostBanners";
+import { LabelEditor } from "./LabelEditor";
+import { RangePicker, parseRange } from "./RangePicker";
+
+// Recharts is large; it loads only when a host page is opened.
+const HostCharts = lazy(() => import("./HostCharts"));
+
+function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange }) {
+  const series = useHostSeries(hostId, range);
+  if (series.isPending) return <Loading what="Loading metrics" />;
+  if (series.isError) return <ErrorState error={series.error} title="Could not load metrics" />;
+  return (
+    <Suspense fallback={<Loading what="Loading charts" />}>
+      <HostCharts series={series.data} />
+    </Suspense>
+  );
+}
+
+export function HostPage() {
+  const { hostId: rawId } = useParams();
+  const hostId = Number(rawId);
+  const [params, setParams] = useSearchParams();
+  const range = parseRange(params.get("range"));
+  const host = useHost(hostId);
+  const me = useMe();
+  const now = useNow();
+
+  if (!Number.isInteger(hostId) || hostId <= 0) {
+    return <ErrorState error={new Error(`"${rawId ?? ""}" is not a host id`)} title="No such host" />;
+  }
+  if (host.isPending) return <Loading what="Loading host" />;
+  if (host.isError) return <ErrorState error={host.error} title="Could not load this host" />;
+
+  const detail = host.data;
+  const setRange = (next: TimeRange) => {
+    const updated = new URLSearchParams(params);
+    updated.set("range", next);
+    setParams(updated, { replace: true });
+  };
+
+  return (
+    <section aria-labelledby="host-title">
+      <nav className="breadcrumb" aria-label="breadcrumb">
+        <Link to="/">Fleet</Link> / {detail.hostname}
+      </nav>
+      <header className="page-header">
+        <h1 id="host-title">{detail.hostname}</h1>
+        <StatusBadge status={detail.status} reason={detail.status_reason} />
+        {LIVE_RANGES.includes(range) ? <LiveIndicator /> : null}
+      </header>
+      <dl className="facts">
+        <div>
+          <dt>nginx</dt>
+          <dd>{detail.nginx_version ?? "unknown"}</dd>
+        </div>
+        <div>
+          <dt>agent</dt>
+          <dd>{detail.agent_version ?? "unknown"}</dd>
+        </div>
+        <div>
+          <dt>last seen</dt>
+          <dd title={formatDateTime(detail.last_seen_at)}>{formatRelativeTime(detail.last_seen_at, now)}</dd>
+        </div>
+        <div>
+          <dt>enrolled</dt>
+          <dd>{formatDateTime(detail.enrolled_at)}</dd>
+        </div>
+        <div className="facts-labels">
+          <dt>labels</dt>
+          <dd>
+            <LabelEditor hostId={hostId} labels={detail.labels} canEdit={hasRole(me.data?.role, "operator")} />
+          </dd>
+        </div>
+      </dl>
+      <HostBanners host={detail} />
+      <div className="toolbar">
+        <RangePicker value={range} onChange={setRange} />
+      </div>
+      <HostSeriesSection hostId={hostId} range={range} />
+    </section>
+  );
+}
