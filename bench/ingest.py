@@ -9,6 +9,7 @@ Run: .venv/bin/python bench/ingest.py [--quick]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import os
@@ -61,7 +62,15 @@ class Measured:
 
     load: LoadResult
     api_cpu_s: float
+    db_cpu_s: float
+    db_sessions_opened: int
     machine_cpu_s: float
+
+    @property
+    def others_cpu_s(self) -> float:
+        """CPU used on the machine by neither the API, its database sessions nor wrk."""
+        ours = self.api_cpu_s + self.db_cpu_s + self.load.generator_cpu_s
+        return max(0.0, self.machine_cpu_s - ours)
 
     def row(self, label: str) -> str:
         """One line of the results table."""
@@ -71,8 +80,8 @@ class Measured:
         return (
             f"{label:<18}{load.ok_per_s:>9.1f}{ms(load.latency_p50_s):>11}"
             f"{ms(load.latency_p90_s):>11}{ms(load.latency_p99_s):>11}{ms(load.latency_max_s):>12}"
-            f"{non_2xx:>8}{self.api_cpu_s / seconds:>8.2f}{load.generator_cpu_s / seconds:>7.2f}"
-            f"{self.machine_cpu_s / seconds:>8.2f}"
+            f"{non_2xx:>8}{self.api_cpu_s / seconds:>6.2f}{self.db_cpu_s / seconds:>6.2f}"
+            f"{load.generator_cpu_s / seconds:>6.2f}{self.others_cpu_s / seconds:>8.2f}"
         )
 
 
@@ -137,14 +146,47 @@ def api_cpu_seconds(api: cp.ControlPlane) -> float:
     return sum(cpu_times(pid).total_s for pid in pids)
 
 
-def measure(api: cp.ControlPlane, run: Callable[[], LoadResult]) -> Measured:
-    """Run one load and note the CPU the API and the machine used during it."""
+def database_backend_cpu(database: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving `database`, ours excluded."""
+    with psycopg.connect(libpq_dsn(database)) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (database,),
+        ).fetchall()
+    usage: dict[int, float] = {}
+    for (pid,) in rows:
+        with contextlib.suppress(FileNotFoundError):  # a session that just ended
+            usage[int(pid)] = cpu_times(int(pid)).own_s
+    return usage
+
+
+def sessions_opened(database: str) -> int:
+    """Sessions ever established to `database` (connection churn shows up here)."""
+    with psycopg.connect(libpq_dsn(database)) as conn:
+        row = conn.execute(
+            "SELECT sessions FROM pg_stat_database WHERE datname = %s", (database,)
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def measure(api: cp.ControlPlane, database: str, run: Callable[[], LoadResult]) -> Measured:
+    """Run one load and note the CPU the API, its database sessions and the machine used."""
     api_before, machine_before = api_cpu_seconds(api), busy_cpu_seconds()
+    db_before, sessions_before = database_backend_cpu(database), sessions_opened(database)
     load = run()
+    machine_after, api_after = busy_cpu_seconds(), api_cpu_seconds(api)
+    db_after = database_backend_cpu(database)
+    # Our own two probe connections in between are not the API's.
+    db_sessions = sessions_opened(database) - sessions_before - 2
+    # Sessions opened during the run count from zero; pools keep most of them for the whole run.
+    db_cpu = sum(cpu - db_before.get(pid, 0.0) for pid, cpu in db_after.items())
     return Measured(
         load=load,
-        api_cpu_s=api_cpu_seconds(api) - api_before,
-        machine_cpu_s=busy_cpu_seconds() - machine_before,
+        api_cpu_s=api_after - api_before,
+        db_cpu_s=db_cpu,
+        db_sessions_opened=db_sessions,
+        machine_cpu_s=machine_after - machine_before,
     )
 
 
@@ -176,9 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 connections=options.connections,
             )
             load(mode="ping", duration_s=options.warmup_s)
-            ping = measure(api, lambda: load(mode="ping", duration_s=options.duration_s))
+            ping = measure(api, database, lambda: load(mode="ping", duration_s=options.duration_s))
             before = settled_sample_count(database)
-            push = measure(api, lambda: load(mode="push", duration_s=options.duration_s))
+            push = measure(api, database, lambda: load(mode="push", duration_s=options.duration_s))
             stored = settled_sample_count(database) - before
     print_report(options, ping=ping, push=push, stored=stored)
     return 0 if stored_matches(push.load, stored) else 1
@@ -206,7 +248,7 @@ def print_report(options: Options, *, ping: Measured, push: Measured, stored: in
     )
     print(
         f"{'endpoint':<18}{'2xx/s':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'max':>12}"
-        f"{'non-2xx':>8}{'API':>8}{'wrk':>7}{'machine':>8}   (CPU in cores)"
+        f"{'non-2xx':>8}{'API':>6}{'DB':>6}{'wrk':>6}{'others':>8}  (CPU, cores)"
     )
     print(ping.row("ping (no-op)"))
     print(push.row("push (1 sample)"))
@@ -215,6 +257,10 @@ def print_report(options: Options, *, ping: Measured, push: Measured, stored: in
     print(f"target >= {TARGET_PUSHES_PER_S:.0f} pushes/s: {verdict(rate >= TARGET_PUSHES_PER_S)}")
     print(f"target >= {TARGET_SHARE_OF_PING:.0%} of ping: {verdict(share >= TARGET_SHARE_OF_PING)}")
     for measured in (ping, push):
+        print(
+            f"{measured.load.mode}: {measured.db_sessions_opened} new PostgreSQL sessions opened "
+            f"by the API during the run (DB CPU counts pooled sessions only)"
+        )
         if measured.load.first_failure:
             print(f"first non-2xx reply ({measured.load.mode}): {measured.load.first_failure}")
     load = push.load

@@ -12,6 +12,8 @@ REDACTED_SECTION = "# [redacted by nginx-fleet-agent]\n"
 
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
 _SECRET_NAME = re.compile(r"auth|cookie|api[-_]?key|token|secret|passw|session|signature", re.I)
+# A value that is only a variable (`$http_authorization`) passes a secret along without holding it.
+_ONLY_VARIABLE = re.compile(r"\$(\w+|\{\w+\})")
 _URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@", re.I)
 
 
@@ -40,7 +42,8 @@ def redact_config_text(text: str, tree: list[Directive]) -> str:
     replacements: dict[int, tuple[int, str]] = {}
     for directive in walk(tree):
         for token in _secret_arguments(directive):
-            replacements[token.start] = (token.end, REDACTED_VALUE)
+            if not _ONLY_VARIABLE.fullmatch(token.text):
+                replacements[token.start] = (token.end, REDACTED_VALUE)
         for token in directive.args:
             if token.start not in replacements and _URL_CREDENTIALS.search(token.text):
                 cleaned = _URL_CREDENTIALS.sub(r"\g<scheme>[redacted]@", token.text)

@@ -8,11 +8,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from nginx_fleet_agent.collectors.base import Collector
 from nginx_fleet_agent.collectors.nginx_build import FactsCollector, NginxBuild
 from nginx_fleet_agent.collectors.nginx_config import ConfigSnapshot, NginxConfigCollector
 from nginx_fleet_agent.collectors.nginx_processes import NginxProcessCollector
 from nginx_fleet_agent.collectors.proc import SystemCollector
-from nginx_fleet_agent.collectors.stub_status import StubStatusCollector, not_running
+from nginx_fleet_agent.collectors.stub_status import (
+    NO_LOCATION_ERROR,
+    StubStatusCollector,
+    not_running,
+)
 from nginx_fleet_agent.config import AgentConfig
 from nginx_fleet_agent.nginx_command import NginxCommand
 from nginx_fleet_agent.nginx_syntax import Directive
@@ -28,7 +33,7 @@ class Sampler:
         self.config_collector = NginxConfigCollector(self._command, config.config_rescan_cycles)
         self.facts_collector = FactsCollector(self._command)
         self.stub_status = StubStatusCollector(config.stub_status_url)
-        self.system = SystemCollector()
+        self.system: Collector = SystemCollector()
         self.facts: dict[str, Any] = {}
         self.config_collector.refresh(force=True)
         self._apply_config()
@@ -50,6 +55,9 @@ class Sampler:
             self._master_pid = processes["nginx"]["master_pid"]
             self._refresh_config(force=True)
         stub = self.stub_status.collect() if processes["nginx"]["up"] else not_running()
+        if stub["stub_status"]["error"] == NO_LOCATION_ERROR and self.config_collector.error:
+            # Nothing was discovered because the config could not be read: say that instead.
+            stub["stub_status"]["error"] = f"stub_status URL unknown: {self.config_collector.error}"
         return {"ts": ts, **processes, **stub, **self.system.collect()}
 
     def close(self) -> None:

@@ -40,6 +40,7 @@ server {
         proxy_set_header X-Api-Key s3cr3t-api-key;
         proxy_set_header Cookie 'session=cookie-secret';
         proxy_set_header Host $host;
+        proxy_set_header Proxy-Authorization $http_proxy_authorization;
         add_header X-Auth-Token "add-header-secret" always;
         return 200;
     }
@@ -100,6 +101,7 @@ def test_no_secret_reaches_the_payload(
     assert '"http://[redacted]@127.0.0.1:9/ocsp"' in dump
     # What is not secret stays, so the backend can still analyse the config.
     assert "proxy_set_header Host $host;" in dump
+    assert "proxy_set_header Proxy-Authorization $http_proxy_authorization;" in dump
     assert "auth_basic_user_file htpasswd;" in dump
     assert snapshot.hash == hashlib.sha256(dump.encode()).hexdigest()
     # The stub_status location is still found from the unredacted structure.

@@ -63,11 +63,15 @@ http {
 }
 """
 
-MIME = "types {\n" + "".join(
-    f"    {kind}/{ext} {ext};\n"
-    for kind in ("text", "image", "application", "font")
-    for ext in ("html", "css", "js", "json", "png", "svg", "woff2", "xml", "pdf", "zip")
-) + "}\n"
+MIME = (
+    "types {\n"
+    + "".join(
+        f"    {kind}/{ext} {ext};\n"
+        for kind in ("text", "image", "application", "font")
+        for ext in ("html", "css", "js", "json", "png", "svg", "woff2", "xml", "pdf", "zip")
+    )
+    + "}\n"
+)
 
 SITE = """server {{
     listen 80;
@@ -187,8 +191,12 @@ def main() -> None:
     print(f"  ours parse + all rules     {ours['analyze_dump'] * 1000:8.1f} ms")
     print(f"  gixy audit (files)         {peers['gixy_audit'] * 1000:8.1f} ms")
     print("ratios:")
-    print(f"  ours parse / crossplane parse: {ours['parse_files'] / peers['crossplane_parse']:.2f}x")
-    print(f"  gixy audit / ours analysis:    {peers['gixy_audit'] / ours['analyze_dump']:.1f}x faster")
+    print(
+        f"  ours parse / crossplane parse: {ours['parse_files'] / peers['crossplane_parse']:.2f}x"
+    )
+    print(
+        f"  gixy audit / ours analysis:    {peers['gixy_audit'] / ours['analyze_dump']:.1f}x faster"
+    )
     print(f"  target full analysis < 0.3 s:  {'met' if ours['analyze_dump'] < 0.3 else 'MISSED'}")
 
 

@@ -56,7 +56,10 @@ def test_g_off_fires_on_server_that_turns_it_off() -> None:
 
 def test_g_off_silent_when_on_or_redirect_only() -> None:
     assert run("G-off", SITE % "    gzip on;") == []
-    redirect = "events {}\nhttp {\n    server {\n        listen 80;\n        return 301 https://$host$request_uri;\n    }\n}\n"
+    redirect = (
+        "events {}\nhttp {\n    server {\n        listen 80;\n"
+        "        return 301 https://$host$request_uri;\n    }\n}\n"
+    )
     assert run("G-off", redirect) == []
 
 
@@ -126,7 +129,10 @@ def test_g_types_fires_on_default_text_html_only() -> None:
 
 
 def test_g_types_silent_on_a_good_list() -> None:
-    good = "    gzip on;\n    gzip_types text/plain text/css text/javascript application/json image/svg+xml;"
+    good = (
+        "    gzip on;\n"
+        "    gzip_types text/plain text/css text/javascript application/json image/svg+xml;"
+    )
     assert run("G-types", SITE % good) == []
 
 

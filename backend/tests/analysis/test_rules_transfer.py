@@ -122,7 +122,10 @@ def test_t_static_expiry_fires_on_asset_location_without_caching() -> None:
 
 
 def test_t_static_expiry_fires_on_static_prefix() -> None:
-    text = "events {}\nhttp {\n    server {\n        location /static/ {\n            root /srv;\n        }\n    }\n}\n"
+    text = (
+        "events {}\nhttp {\n    server {\n"
+        "        location /static/ {\n            root /srv;\n        }\n    }\n}\n"
+    )
     [finding] = run("T-static-expiry", text)
     assert finding.line == 4
 

@@ -71,7 +71,10 @@ def test_w_connections_silent_when_capacity_is_enough() -> None:
     text = "worker_processes 1;\nevents {\n    worker_connections 4096;\n}\n"
     assert run("W-connections", text, FOUR_CPUS, MetricsWindow(peak_active=300)) == []
     # Single core, 512 slots, small peak: nothing to gain.
-    assert run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(peak_active=20)) == []
+    assert (
+        run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(peak_active=20))
+        == []
+    )
     assert run("W-connections", "events {}\n") == []
 
 
@@ -165,12 +168,22 @@ def test_w_multi_accept_fires_without_reuseport() -> None:
     [finding] = run("W-multi-accept", MULTI_ACCEPT % "")
     assert finding.line == 3
     assert finding.fix is not None
-    assert (finding.fix.action, finding.fix.line, finding.fix.args) == ("set", 7, ["80", "reuseport"])
+    assert (finding.fix.action, finding.fix.line, finding.fix.args) == (
+        "set",
+        7,
+        ["80", "reuseport"],
+    )
 
 
 def test_w_multi_accept_silent_with_reuseport_or_one_worker() -> None:
     assert run("W-multi-accept", MULTI_ACCEPT % " reuseport") == []
-    assert run("W-multi-accept", (MULTI_ACCEPT % "").replace("worker_processes 4", "worker_processes 1")) == []
+    assert (
+        run(
+            "W-multi-accept",
+            (MULTI_ACCEPT % "").replace("worker_processes 4", "worker_processes 1"),
+        )
+        == []
+    )
 
 
 BACKLOG = """http {

@@ -203,28 +203,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    label?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["FleetHost"][];
-                    };
-                };
-            };
-        };
+        /**
+         * List Fleet
+         * @description Every host with status and newest figures, filtered by labels.
+         */
+        get: operations["list_fleet_api_v1_fleet_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -240,28 +223,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List Labels
+         * @description Label keys and their values, for the filter UI.
+         */
+        get: operations["list_labels_api_v1_fleet_labels_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -277,78 +243,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    host_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostDetail"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get Host
+         * @description One host with its agent and facts.
+         */
+        get: operations["get_host_api_v1_hosts__host_id__get"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    host_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Delete Host
+         * @description Remove a host and all its data.
+         */
+        delete: operations["delete_host_api_v1_hosts__host_id__delete"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    host_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HostUpdate"];
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HostDetail"];
-                    };
-                };
-            };
-        };
+        /**
+         * Update Host
+         * @description Replace a host's labels.
+         */
+        patch: operations["update_host_api_v1_hosts__host_id__patch"];
         trace?: never;
     };
     "/api/v1/hosts/{host_id}/series": {
@@ -358,32 +271,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    range?: "15m" | "1h" | "6h" | "24h" | "7d";
-                    from?: string;
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    host_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Series"];
-                    };
-                };
-            };
-        };
+        /**
+         * Host Series
+         * @description A host's metrics over a preset range (default 1h) or from/to, in at most ~500 points.
+         */
+        get: operations["host_series_api_v1_hosts__host_id__series_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -492,6 +384,55 @@ export interface components {
             /** Revoked */
             revoked: boolean;
         };
+        /**
+         * FleetHost
+         * @description One row of the fleet view: status, gauges of the newest sample, rates of the newest pair.
+         */
+        FleetHost: {
+            /** Id */
+            id: number;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "up" | "down" | "stale" | "new";
+            /** Status Reason */
+            status_reason: string | null;
+            /** Last Seen At */
+            last_seen_at: string | null;
+            /** Nginx Version */
+            nginx_version: string | null;
+            /** Stub Status Available */
+            stub_status_available: boolean | null;
+            /** Stub Status Error */
+            stub_status_error: string | null;
+            /** Req Per S */
+            req_per_s: number | null;
+            /** Active */
+            active: number | null;
+            /** Reading */
+            reading: number | null;
+            /** Writing */
+            writing: number | null;
+            /** Waiting */
+            waiting: number | null;
+            /** Drops Per S */
+            drops_per_s: number | null;
+            /** Cpu Pct */
+            cpu_pct: number | null;
+            /** Mem Used Pct */
+            mem_used_pct: number | null;
+            /** Fds Open */
+            fds_open: number | null;
+            /** Fds Limit */
+            fds_limit: number | null;
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -519,6 +460,78 @@ export interface components {
             mode: "embedded" | "production";
         };
         /**
+         * HostDetail
+         * @description A host with its agent and the facts it last reported.
+         */
+        HostDetail: {
+            /** Id */
+            id: number;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "up" | "down" | "stale" | "new";
+            /** Status Reason */
+            status_reason: string | null;
+            /** Last Seen At */
+            last_seen_at: string | null;
+            /** Nginx Version */
+            nginx_version: string | null;
+            /** Stub Status Available */
+            stub_status_available: boolean | null;
+            /** Stub Status Error */
+            stub_status_error: string | null;
+            /** Req Per S */
+            req_per_s: number | null;
+            /** Active */
+            active: number | null;
+            /** Reading */
+            reading: number | null;
+            /** Writing */
+            writing: number | null;
+            /** Waiting */
+            waiting: number | null;
+            /** Drops Per S */
+            drops_per_s: number | null;
+            /** Cpu Pct */
+            cpu_pct: number | null;
+            /** Mem Used Pct */
+            mem_used_pct: number | null;
+            /** Fds Open */
+            fds_open: number | null;
+            /** Fds Limit */
+            fds_limit: number | null;
+            /** Agent Id */
+            agent_id: string;
+            /** Agent Version */
+            agent_version: string | null;
+            /**
+             * Enrolled At
+             * Format: date-time
+             */
+            enrolled_at: string;
+            /** Facts */
+            facts: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
+         * HostLabelsUpdate
+         * @description Body of PATCH /hosts/{id}: the complete new label set.
+         */
+        HostLabelsUpdate: {
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+        };
+        /**
          * LoginRequest
          * @description Credentials typed into the sign-in form.
          */
@@ -534,6 +547,67 @@ export interface components {
          * @enum {string}
          */
         Role: "viewer" | "operator" | "admin";
+        /**
+         * SeriesPoint
+         * @description One bucket of a host's series: averages, except the maxima of active and drops_per_s.
+         */
+        SeriesPoint: {
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+            /** Active */
+            active?: number | null;
+            /** Reading */
+            reading?: number | null;
+            /** Writing */
+            writing?: number | null;
+            /** Waiting */
+            waiting?: number | null;
+            /** Req Per S */
+            req_per_s?: number | null;
+            /** Accepts Per S */
+            accepts_per_s?: number | null;
+            /** Drops Per S */
+            drops_per_s?: number | null;
+            /** Cpu Pct */
+            cpu_pct?: number | null;
+            /** Mem Used Bytes */
+            mem_used_bytes?: number | null;
+            /** Mem Total Bytes */
+            mem_total_bytes?: number | null;
+            /** Load1 */
+            load1?: number | null;
+            /** Fds Open */
+            fds_open?: number | null;
+            /** Fds Limit */
+            fds_limit?: number | null;
+            /** Workers */
+            workers?: number | null;
+        };
+        /**
+         * SeriesRead
+         * @description A host's series over [from, to) in buckets of step_s seconds; empty buckets omitted.
+         */
+        SeriesRead: {
+            /** Host Id */
+            host_id: number;
+            /**
+             * From
+             * Format: date-time
+             */
+            from: string;
+            /**
+             * To
+             * Format: date-time
+             */
+            to: string;
+            /** Step S */
+            step_s: number;
+            /** Points */
+            points: components["schemas"]["SeriesPoint"][];
+        };
         /**
          * UserCreate
          * @description A new user.
@@ -587,96 +661,6 @@ export interface components {
             input?: unknown;
             /** Context */
             ctx?: Record<string, never>;
-        };
-        FleetHost: {
-            id: number;
-            hostname: string;
-            labels: {
-                [key: string]: string;
-            };
-            /** @enum {string} */
-            status: "up" | "down" | "stale" | "new";
-            status_reason: string | null;
-            last_seen_at: string | null;
-            nginx_version: string | null;
-            stub_status_available: boolean | null;
-            stub_status_error: string | null;
-            req_per_s: number | null;
-            active: number | null;
-            reading: number | null;
-            writing: number | null;
-            waiting: number | null;
-            drops_per_s: number | null;
-            cpu_pct: number | null;
-            mem_used_pct: number | null;
-            fds_open: number | null;
-            fds_limit: number | null;
-        };
-        HostDetail: {
-            id: number;
-            hostname: string;
-            labels: {
-                [key: string]: string;
-            };
-            /** @enum {string} */
-            status: "up" | "down" | "stale" | "new";
-            status_reason: string | null;
-            last_seen_at: string | null;
-            nginx_version: string | null;
-            stub_status_available: boolean | null;
-            stub_status_error: string | null;
-            req_per_s: number | null;
-            active: number | null;
-            reading: number | null;
-            writing: number | null;
-            waiting: number | null;
-            drops_per_s: number | null;
-            cpu_pct: number | null;
-            mem_used_pct: number | null;
-            fds_open: number | null;
-            fds_limit: number | null;
-            agent_id: string;
-            agent_version: string | null;
-            /** Format: date-time */
-            enrolled_at: string;
-            facts: {
-                [key: string]: unknown;
-            };
-        };
-        HostUpdate: {
-            labels: {
-                [key: string]: string;
-            };
-        };
-        SeriesPoint: {
-            /** Format: date-time */
-            ts: string;
-            active: number | null;
-            reading: number | null;
-            writing: number | null;
-            waiting: number | null;
-            req_per_s: number | null;
-            accepts_per_s: number | null;
-            drops_per_s: number | null;
-            cpu_pct: number | null;
-            mem_used_bytes: number | null;
-            mem_total_bytes: number | null;
-            load1: number | null;
-            fds_open: number | null;
-            fds_limit: number | null;
-            workers: number | null;
-        };
-        Series: {
-            host_id: number;
-            /** Format: date-time */
-            from: string;
-            /** Format: date-time */
-            to: string;
-            step_s: number;
-            points: components["schemas"]["SeriesPoint"][];
-        };
-        Error: {
-            detail: string;
         };
     };
     responses: never;
@@ -1010,6 +994,190 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_fleet_api_v1_fleet_get: {
+        parameters: {
+            query?: {
+                /** @description key:value; repeated keys match any of their values, keys all apply */
+                label?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetHost"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_labels_api_v1_fleet_labels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+        };
+    };
+    get_host_api_v1_hosts__host_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_host_api_v1_hosts__host_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_host_api_v1_hosts__host_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostLabelsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    host_series_api_v1_hosts__host_id__series_get: {
+        parameters: {
+            query?: {
+                range?: ("15m" | "1h" | "6h" | "24h" | "7d") | null;
+                from?: string | null;
+                to?: string | null;
+            };
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesRead"];
+                };
             };
             /** @description Validation Error */
             422: {

@@ -77,5 +77,5 @@ export function user(overrides: Partial<User> = {}): User {
     created_at: "2026-11-20T10:00:00Z",
     disabled: false,
     ...overrides,
-  } as User;
+  };
 }

@@ -40,7 +40,7 @@ export function FleetPage() {
       ) : fleet.data.length === 0 ? (
         <EmptyState>
           {selected.length > 0 ? (
-            <p>No host has all of the selected labels.</p>
+            <p>No host matches the selected labels.</p>
           ) : (
             <>
               <p>No hosts yet.</p>

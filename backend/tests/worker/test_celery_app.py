@@ -1,0 +1,51 @@
+"""The Celery app's queues, routes, retry policy and beat schedule."""
+
+from __future__ import annotations
+
+import pytest
+from app.worker import beat
+from app.worker.celery_app import celery_app
+from app.worker.queues import Queue
+from app.worker.retry import TRANSIENT_ERRORS
+
+
+def test_every_periodic_task_expires_and_is_registered() -> None:
+    schedule = celery_app.conf.beat_schedule
+    assert set(schedule) == {"metrics-rollup", "metrics-retention", "auth-purge-expired-sessions"}
+    celery_app.loader.import_default_modules()
+    for entry in schedule.values():
+        assert entry["options"]["expires"] <= entry["schedule"]
+        assert entry["task"] in celery_app.tasks
+
+
+def test_duplicate_schedule_names_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(beat, "AUTH_SCHEDULE", {"metrics-rollup": {}})
+    with pytest.raises(ValueError, match="metrics-rollup"):
+        beat.build_beat_schedule()
+
+
+@pytest.mark.parametrize(
+    ("task", "queue"),
+    [
+        ("configs.analyze_snapshot", Queue.analysis),
+        ("metrics.rollup", Queue.maintenance),
+        ("metrics.apply_retention", Queue.maintenance),
+        ("auth.purge_expired_sessions", Queue.maintenance),
+    ],
+)
+def test_tasks_are_routed_to_their_queue(task: str, queue: Queue) -> None:
+    route = celery_app.amqp.router.route({}, task)
+    assert route["queue"].name == queue.value
+
+
+def test_tasks_ack_late_and_retry_only_transient_errors() -> None:
+    celery_app.loader.import_default_modules()
+    for name in ("configs.analyze_snapshot", "metrics.rollup", "metrics.rollup_range"):
+        task = celery_app.tasks[name]
+        assert task.acks_late is True
+        assert tuple(task.autoretry_for) == TRANSIENT_ERRORS
+        assert ValueError not in task.autoretry_for
+
+
+def test_broker_follows_the_settings(redis_url: str) -> None:
+    assert celery_app.conf.broker_url == redis_url

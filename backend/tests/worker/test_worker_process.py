@@ -1,0 +1,77 @@
+"""One push with a config, analysed by a real Celery worker process on Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+from app.configs.models import ConfigSnapshot, ParseStatus
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tests.agents.payloads import NGINX_DUMP, push_body, recent, sample
+from tests.hosts.factories import make_host
+
+BACKEND_DIR = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def worker(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A Celery worker process on the test database and Redis, stopped by PID afterwards."""
+    env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
+    log = (tmp_path / "worker.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "celery", "-A", "app.worker.celery_app", "worker",
+            "--pool=solo", "--loglevel=INFO", "--without-gossip", "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=BACKEND_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+        log.close()
+
+
+def test_pushed_config_is_analysed_by_the_worker(
+    client: TestClient, db_session: Session, worker: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    host = make_host()
+    body = push_body([sample(1, recent(5))], agent_id=host.agent_id, config_dump=NGINX_DUMP)
+    reply = client.post(
+        "/api/v1/agent/push",
+        content=orjson.dumps(body),
+        headers={"Authorization": f"Bearer {host.token}"},
+    )
+    assert reply.status_code == 200, reply.text
+    deadline = time.monotonic() + 60
+    snapshot = None
+    while time.monotonic() < deadline:
+        db_session.expire_all()
+        snapshot = db_session.scalar(
+            select(ConfigSnapshot).where(ConfigSnapshot.host_id == host.id)
+        )
+        if snapshot is not None and snapshot.parse_status is not ParseStatus.pending:
+            break
+        assert worker.poll() is None, (tmp_path / "worker.log").read_text()
+        time.sleep(0.2)
+    assert snapshot is not None
+    assert snapshot.parse_status is ParseStatus.parsed, (tmp_path / "worker.log").read_text()
+    assert snapshot.file_count == 1
+    assert snapshot.line_count == NGINX_DUMP.count("\n")
+    assert "configs.analyze_snapshot" in (tmp_path / "worker.log").read_text()
