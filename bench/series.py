@@ -9,6 +9,7 @@ aggregate SQL query alone (the database's cost). Run: .venv/bin/python bench/ser
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import sys
@@ -132,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fill_s = fill_day(api.base_url, hosts, end=end)
             rows = host_rows(database)
             host_id = hosts[0].host_id
-            with cp.logged_in_client(api.base_url) as client:
+            with contextlib.closing(cp.logged_in_client(api.base_url)) as client:
                 result = time_endpoints(
                     client, database, host_id=host_id, end=end, n=options.requests
                 )

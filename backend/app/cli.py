@@ -94,10 +94,10 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
         worker.wait()
 
 
-def _stop_api_when_worker_dies(worker: subprocess.Popen[bytes]) -> None:
+def _stop_api_when_worker_dies(worker: subprocess.Popen[bytes], stopping: threading.Event) -> None:
     """Without its worker the embedded server is broken, so stop it rather than limp on."""
     code = worker.wait()
-    if code != 0:
+    if not stopping.is_set():
         log.error("celery worker exited with code %d; stopping nginx-fleet", code)
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -106,11 +106,15 @@ def run_embedded(host: str, port: int) -> None:
     """All in one: migrate, then the API in this process and the worker with beat as a child."""
     migrate()
     worker = start_worker()
-    watcher = threading.Thread(target=_stop_api_when_worker_dies, args=(worker,), daemon=True)
+    stopping = threading.Event()
+    watcher = threading.Thread(
+        target=_stop_api_when_worker_dies, args=(worker, stopping), daemon=True
+    )
     watcher.start()
     try:
         serve_api(host, port)
     finally:
+        stopping.set()
         stop_worker(worker)
 
 

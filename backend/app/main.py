@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.agents.router import router as agents_router
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
 from app.core.config import get_settings
@@ -23,6 +24,7 @@ from app.core.errors import ServiceError, service_error_handler, validation_erro
 from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
 from app.enrollment.router import router as enrollment_router
+from app.events.router import router as events_router
 from app.hosts.router import router as hosts_router
 from app.metrics.router import router as metrics_router
 from app.users import service as users_service
@@ -90,6 +92,8 @@ def create_app() -> FastAPI:
         enrollment_router,
         hosts_router,
         metrics_router,
+        agents_router,
+        events_router,
     )
     for router in routers:
         app.include_router(router, prefix=API_PREFIX)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import subprocess
 import sys
@@ -27,8 +26,6 @@ REDIS_URL = "redis://127.0.0.1:6379/14"
 ADMIN_USER = "bench-admin"
 ADMIN_PASSWORD = "bench-admin-password-0"  # a throw-away database's bootstrap admin
 API = "/api/v1"
-# Overridable so a branch's factory (module:function on PYTHONPATH) can be measured the same way.
-APP_FACTORY = os.environ.get("NF_BENCH_APP_FACTORY", "app.main:create_app")
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ def running_api(*, env: Mapping[str, str], workers: int, log_dir: Path) -> Itera
     port = free_port()
     argv = [
         str(VENV_BIN / "uvicorn"),
-        APP_FACTORY,
+        "app.main:create_app",
         "--factory",
         "--host",
         "127.0.0.1",
@@ -159,8 +156,8 @@ def push(
 
 
 def logged_in_client(base_url: str) -> httpx.Client:
-    """A client holding the bootstrap admin's session cookie."""
-    client = httpx.Client(base_url=base_url, timeout=30)
+    """An open client holding the bootstrap admin's session cookie; close it when done."""
+    client = httpx.Client(base_url=base_url, timeout=30).__enter__()
     reply = client.post(
         f"{API}/auth/login", json={"username": ADMIN_USER, "password": ADMIN_PASSWORD}
     )

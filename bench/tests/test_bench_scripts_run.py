@@ -26,3 +26,17 @@ def test_agent_cost_measures_the_real_agent_against_real_nginx() -> None:
     assert "ms CPU per cycle" in done.stdout
     assert "check: stub_status read in every sample: OK" in done.stdout
     assert "check: seqs consecutive: OK" in done.stdout
+
+
+def test_ingest_stores_exactly_the_acknowledged_pushes() -> None:
+    done = run_script("ingest.py", "--hosts", "5", "--duration", "2", "--connections", "4")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio push/ping:" in done.stdout
+    assert "check: OK, every 2xx reply stored exactly once" in done.stdout
+
+
+def test_series_reads_a_full_day_through_the_api() -> None:
+    done = run_script("series.py", "--other-hosts", "1", "--requests", "5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "GET /health (API baseline)" in done.stdout
+    assert "host has 8640 rows: OK" in done.stdout

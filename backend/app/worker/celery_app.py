@@ -11,7 +11,9 @@ from app.core.config import get_settings
 from app.worker.beat import build_beat_schedule
 from app.worker.queues import Queue
 
-TASK_MODULES = ["app.auth.tasks", "app.configs.tasks", "app.metrics.tasks"]
+# app.models first: every mapped table must be known before a task's first query resolves
+# foreign keys (a worker imports only these modules, not the API's routers).
+TASK_MODULES = ["app.models", "app.auth.tasks", "app.configs.tasks", "app.metrics.tasks"]
 
 
 class CeleryConfig:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.audit.models import AuditEntry
 from app.core.security import hash_token
 from app.enrollment.service import issue_token
@@ -21,7 +23,7 @@ def enrolment_token(session: Session, labels: dict[str, str], max_uses: int = 1)
     return issued.token
 
 
-def enroll(client: TestClient, token: str, labels: dict[str, str] | None = None) -> dict:
+def enroll(client: TestClient, token: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
     """POST /agent/enroll and return the JSON reply (asserting 201)."""
     reply = client.post(
         "/api/v1/agent/enroll",
@@ -33,7 +35,8 @@ def enroll(client: TestClient, token: str, labels: dict[str, str] | None = None)
         },
     )
     assert reply.status_code == 201, reply.text
-    return reply.json()
+    result: dict[str, Any] = reply.json()
+    return result
 
 
 def test_enroll_creates_host_with_merged_labels(client: TestClient, db_session: Session) -> None:

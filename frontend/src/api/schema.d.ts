@@ -284,6 +284,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent/enroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enroll
+         * @description Exchange an enrolment token for a host token (a known agent_id gets a new token).
+         */
+        post: operations["enroll_api_v1_agent_enroll_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push
+         * @description Store samples (idempotent on agent_id + seq), facts and config; reply pending work.
+         */
+        post: operations["push_api_v1_agent_push_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping
+         * @description Check a host token without sending data.
+         */
+        post: operations["ping_api_v1_agent_ping_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events
+         * @description `sample` after every accepted push, `host` when a host is enrolled, edited or deleted.
+         */
+        get: operations["events_api_v1_events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -309,6 +389,34 @@ export interface components {
             /** Detail */
             detail: {
                 [key: string]: unknown;
+            };
+        };
+        /**
+         * EnrollReply
+         * @description The host token, shown this once.
+         */
+        EnrollReply: {
+            /** Host Id */
+            host_id: number;
+            /** Host Token */
+            host_token: string;
+            /** Push Interval S */
+            push_interval_s: number;
+        };
+        /**
+         * EnrollRequest
+         * @description Body of POST /agent/enroll.
+         */
+        EnrollRequest: {
+            /** Enrollment Token */
+            enrollment_token: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels?: {
+                [key: string]: string;
             };
         };
         /**
@@ -540,6 +648,34 @@ export interface components {
             username: string;
             /** Password */
             password: string;
+        };
+        /**
+         * PingReply
+         * @description Reply of POST /agent/ping.
+         */
+        PingReply: {
+            /** Ok */
+            ok: boolean;
+            /** Host Id */
+            host_id: number;
+        };
+        /**
+         * PushReply
+         * @description Reply to an accepted push.
+         */
+        PushReply: {
+            /** Accepted */
+            accepted: number;
+            /** Duplicates */
+            duplicates: number;
+            /** Config Wanted */
+            config_wanted: boolean;
+            /** Push Interval S */
+            push_interval_s: number;
+            /** Actions */
+            actions: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * Role
@@ -1186,6 +1322,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    enroll_api_v1_agent_enroll_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollReply"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    push_api_v1_agent_push_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushReply"];
+                };
+            };
+        };
+    };
+    ping_api_v1_agent_ping_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PingReply"];
+                };
+            };
+        };
+    };
+    events_api_v1_events_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
                 };
             };
         };

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from app.analysis.findings import Finding, Fix, FixAction
 from app.analysis.model import Directive, ParsedConfig
@@ -32,6 +33,44 @@ PASS_DIRECTIVES = (
     "grpc_pass",
     "memcached_pass",
 )
+
+
+@lru_cache(maxsize=8192)
+def children_by_name(block: Directive) -> dict[str, list[Directive]]:
+    """A block's direct children grouped by name, built once per block.
+
+    Rules ask the same blocks (http above all, with hundreds of servers) the same questions
+    many times; this keeps each question O(1). Parsed trees are never changed after parsing.
+    """
+    index: dict[str, list[Directive]] = {}
+    for node in block.block or ():
+        index.setdefault(node.name, []).append(node)
+    return index
+
+
+def own(block: Directive, name: str) -> list[Directive]:
+    """Direct children of a block with this name (like `Directive.children`, indexed)."""
+    return children_by_name(block).get(name, [])
+
+
+def setting(config: ParsedConfig, name: str, at: Directive) -> Directive | None:
+    """The directive in force at `at`, exactly as `ParsedConfig.effective`, but indexed."""
+    block: Directive | None = at if at.block is not None else at.parent
+    while block is not None:
+        found = children_by_name(block).get(name)
+        if found:
+            return found[-1]
+        block = block.parent
+    for node in reversed(config.root):
+        if node.name == name:
+            return node
+    return None
+
+
+@lru_cache(maxsize=4096)
+def locations_in(server: Directive) -> list[Directive]:
+    """Every location block of a server, nested ones included, in document order (cached)."""
+    return [d for d in server.walk() if d.name == "location" and d.block is not None]
 
 
 def parse_size(text: str) -> int | None:
@@ -123,7 +162,7 @@ def inherited_list(name: str, at: Directive) -> tuple[Directive | None, list[Dir
     chain = [at] if at.block is not None else []
     chain.extend(at.ancestors())
     for block in chain:
-        found = block.children(name)
+        found = own(block, name)
         if found:
             return block, found
     return None, []
@@ -154,7 +193,8 @@ def is_on(node: Directive | None, default: bool = False) -> bool:
 def passes_request(block: Directive) -> bool:
     """Whether a location (or server) hands requests on, answers by itself or only returns."""
     answers = (*PASS_DIRECTIVES, "return", "stub_status", "empty_gif")
-    return any(block.child(name) is not None for name in answers)
+    index = children_by_name(block)
+    return any(name in index for name in answers)
 
 
 def content_servers(config: ParsedConfig) -> list[Directive]:
@@ -166,12 +206,12 @@ def file_serving_scopes(config: ParsedConfig) -> list[Directive]:
     """Locations (or location-less servers) that serve files from `root`/`alias`."""
     scopes: list[Directive] = []
     for server in content_servers(config):
-        locations = config.locations(server)
+        locations = locations_in(server)
         candidates = locations if locations else [server]
         for scope in candidates:
             if passes_request(scope):
                 continue
-            if scope.child("alias") is not None or config.effective("root", scope) is not None:
+            if own(scope, "alias") or setting(config, "root", scope) is not None:
                 scopes.append(scope)
     return scopes
 
@@ -205,15 +245,15 @@ def weak_spots(
             spots.append((anchor, node))
 
     for server in config.servers() if servers is None else servers:
-        node = config.effective(name, server)
+        node = setting(config, name, server)
         if node is not None and node.module_scope != "http":
             node = None
         if is_weak(node):
             note(node if node is not None else http, node)
-        for location in config.locations(server):
-            own = location.child(name)
-            if own is not None and is_weak(own):
-                note(own, own)
+        for location in locations_in(server):
+            mine = own(location, name)
+            if mine and is_weak(mine[-1]):
+                note(mine[-1], mine[-1])
     return spots
 
 

@@ -8,7 +8,14 @@ from collections.abc import Iterator
 from app.analysis.findings import Category, Finding, Fix, Severity
 from app.analysis.model import Directive
 from app.analysis.rules import RuleContext, get_rule, rule
-from app.analysis.rules._support import format_bytes, make_fix, parse_size, unique_by_anchor
+from app.analysis.rules._support import (
+    format_bytes,
+    locations_in,
+    make_fix,
+    parse_size,
+    setting,
+    unique_by_anchor,
+)
 from app.analysis.rules.workers import events_block, worker_connections, worker_count
 
 # One memory page on x86-64 Linux: nginx's default proxy buffer size.
@@ -23,11 +30,11 @@ def proxy_buffers_at(
     ctx: RuleContext, location: Directive
 ) -> tuple[Directive | None, int, int, int]:
     """(proxy_buffers node, count, size, proxy_buffer_size) in force at a location."""
-    node = ctx.config.effective("proxy_buffers", location)
+    node = setting(ctx.config, "proxy_buffers", location)
     count, size = DEFAULT_PROXY_BUFFERS
     if node is not None and len(node.args) == 2 and node.args[0].isdigit():
         count, size = int(node.args[0]), parse_size(node.args[1]) or size
-    first = ctx.config.effective("proxy_buffer_size", location)
+    first = setting(ctx.config, "proxy_buffer_size", location)
     first_size = parse_size(first.args[0]) if first is not None and first.args else None
     return node, count, size, first_size or PAGE
 
@@ -40,10 +47,12 @@ def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
     if not memory or not workers:
         return
     wc_node, connections = worker_connections(ctx.config)
+    if connections <= 0:
+        return
     proxied = [
         location
         for server in ctx.config.servers()
-        for location in ctx.config.locations(server)
+        for location in locations_in(server)
         if location.child("proxy_pass") is not None
     ]
     if not proxied:
@@ -132,7 +141,7 @@ def check_body_buffer(ctx: RuleContext) -> Iterator[Finding]:
         # 0 disables the limit: the block takes uploads of any size.
         if size != 0 and size <= DEFAULT_MAX_BODY:
             continue
-        if ctx.config.effective("client_body_buffer_size", node) is not None:
+        if setting(ctx.config, "client_body_buffer_size", node) is not None:
             continue
         pairs.append(
             (

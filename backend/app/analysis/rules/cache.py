@@ -13,9 +13,11 @@ from app.analysis.rules._support import (
     format_bytes,
     inherited_list,
     is_on,
+    locations_in,
     make_fix,
     parse_size,
     server_of,
+    setting,
     unique_by_anchor,
     upstream_name,
 )
@@ -37,11 +39,11 @@ def cache_uses(config: ParsedConfig, prefix: str = "proxy") -> list[tuple[Direct
     """(location, the `*_cache` directive in force there) for locations that pass and cache."""
     uses = []
     for server in config.servers():
-        for location in config.locations(server):
+        for location in locations_in(server):
             if location.child(f"{prefix}_pass") is None:
                 continue
-            cache = config.effective(f"{prefix}_cache", location)
-            if cache is not None and cache.args[:1] != ["off"] and cache.parent is not None:
+            cache = setting(config, f"{prefix}_cache", location)
+            if cache is not None and cache.args not in ([], ["off"]) and cache.parent is not None:
                 uses.append((location, cache))
     return uses
 
@@ -76,12 +78,10 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
         explicit = [
             (loc, key)
             for loc, _ in uses
-            if (key := config.effective("proxy_cache_key", loc)) is not None
+            if (key := setting(config, "proxy_cache_key", loc)) is not None
             and not _HOST_VARIABLE.search(" ".join(key.args))
         ]
-        defaulted = [
-            (loc, c) for loc, c in uses if config.effective("proxy_cache_key", loc) is None
-        ]
+        defaulted = [(loc, c) for loc, c in uses if setting(config, "proxy_cache_key", loc) is None]
         sites = _shares_sites(uses)
         if explicit and sites:
             key = explicit[0][1]
@@ -136,7 +136,7 @@ def _cache_companion(
     """A finding per `proxy_cache` whose locations lack a companion setting, added next to it."""
     pairs: list[tuple[Directive, Finding]] = []
     for location, cache in cache_uses(ctx.config):
-        node = ctx.config.effective(name, location)
+        node = setting(ctx.config, name, location)
         if not is_weak(node):
             continue
         anchor = node if node is not None else cache
@@ -308,7 +308,10 @@ def check_cache_observable(ctx: RuleContext) -> Iterator[Finding]:
             f"({', '.join(sorted(set(used))) or 'none'}) do not record $upstream_cache_status: "
             "the hit ratio cannot be measured"
         ),
-        evidence={"formats_in_use": sorted(set(used)), "cache_paths": [p.args[0] for p in paths]},
+        evidence={
+            "formats_in_use": sorted(set(used)),
+            "cache_paths": [" ".join(p.args[:1]) for p in paths],
+        },
         fix=fix,
     )
 
@@ -321,11 +324,11 @@ def check_microcache(ctx: RuleContext) -> Iterator[Finding]:
         return
     config = ctx.config
     for server in config.servers():
-        for location in config.locations(server):
+        for location in locations_in(server):
             for prefix in ("proxy", "fastcgi"):
                 if location.child(f"{prefix}_pass") is None:
                     continue
-                cache = config.effective(f"{prefix}_cache", location)
+                cache = setting(config, f"{prefix}_cache", location)
                 if cache is not None and cache.args[:1] != ["off"]:
                     continue
                 yield get_rule("C-microcache").finding(

@@ -11,9 +11,12 @@ from app.analysis.rules._support import (
     content_servers,
     file_serving_scopes,
     is_on,
+    locations_in,
     make_fix,
+    own,
     parse_size,
     server_of,
+    setting,
     unique_by_anchor,
     weak_spots,
 )
@@ -47,10 +50,10 @@ def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:
     config = ctx.config
     scopes: list[tuple[Directive, Directive]] = []
     for server in content_servers(config):
-        for scope in [server, *config.locations(server)]:
-            gzip = config.effective("gzip", scope)
-            own = scope is server or scope.child("gzip") is not None
-            if own and gzip is not None and is_on(gzip):
+        # Locations count only when they switch gzip themselves; else the server speaks for them.
+        for scope in [server, *(loc for loc in locations_in(server) if own(loc, "gzip"))]:
+            gzip = setting(config, "gzip", scope)
+            if gzip is not None and is_on(gzip):
                 scopes.append((scope, gzip))
     return scopes
 
@@ -69,7 +72,7 @@ def _gzip_setting_findings(
     """
     pairs: list[tuple[Directive, Finding]] = []
     for scope, gzip in gzip_scopes(ctx) if scopes is None else scopes:
-        node = ctx.config.effective(name, scope)
+        node = setting(ctx.config, name, scope)
         if not is_weak(node):
             continue
         holder = gzip.parent
@@ -276,7 +279,7 @@ def check_gzip_static(ctx: RuleContext) -> Iterator[Finding]:
         return
     pairs: list[tuple[Directive, Finding]] = []
     for scope in file_serving_scopes(config):
-        node = config.effective("gzip_static", scope)
+        node = setting(config, "gzip_static", scope)
         if node is not None and node.args[:1] != ["off"]:
             continue
         anchor = node if node is not None else http

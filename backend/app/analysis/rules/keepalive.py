@@ -11,8 +11,10 @@ from app.analysis.rules import RuleContext, get_rule, rule
 from app.analysis.rules._support import (
     inherited_list,
     is_on,
+    locations_in,
     make_fix,
     parse_seconds,
+    setting,
     upstream_name,
     weak_spots,
 )
@@ -133,7 +135,7 @@ def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
     if not pooled:
         return
     for server in config.servers():
-        for location in config.locations(server):
+        for location in locations_in(server):
             for proxy_pass in location.children("proxy_pass"):
                 name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
                 upstream = pooled.get(name or "")
@@ -146,7 +148,7 @@ def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
 
 def _http11_finding(ctx: RuleContext, location: Directive, upstream: Directive) -> Finding | None:
     config = ctx.config
-    version = config.effective("proxy_http_version", location)
+    version = setting(config, "proxy_http_version", location)
     holder, headers = inherited_list("proxy_set_header", location)
     connection = [h for h in headers if h.args and h.args[0].lower() == "connection"]
     version_ok = version is not None and version.args[:1] == ["1.1"]

@@ -34,14 +34,16 @@ def check_server_tokens(ctx: RuleContext) -> Iterator[Finding]:
             else make_fix("add", "server_tokens", ["off"], anchor)
         )
         shown = (
-            f"server_tokens {node.args[0]}" if node is not None else "server_tokens on (default)"
+            f"server_tokens {' '.join(node.args)}"
+            if node is not None
+            else "server_tokens on (default)"
         )
         yield get_rule("X-tokens").finding(
             at=anchor,
             directive="server_tokens",
             message=f"{shown}: error pages and the Server header reveal the nginx version",
             evidence={
-                "server_tokens": node.args[0] if node else "on",
+                "server_tokens": " ".join(node.args) if node else "on",
                 "default_used": node is None,
             },
             fix=fix,
@@ -101,7 +103,7 @@ def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
                 f"{'every address' if not rules else 'addresses not denied'}: "
                 "connection counts and load are readable from outside"
             ),
-            evidence={"allow": [d.args[0] for d in rules if d.name == "allow"], "deny": []},
+            evidence={"allow": [" ".join(d.args) for d in rules if d.name == "allow"], "deny": []},
             fix=fix,
         )
 

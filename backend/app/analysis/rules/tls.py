@@ -13,6 +13,7 @@ from app.analysis.rules._support import (
     is_on,
     make_fix,
     parse_seconds,
+    setting,
     unique_by_anchor,
 )
 
@@ -58,7 +59,7 @@ def tls_servers(config: ParsedConfig) -> list[Directive]:
     for server in config.servers():
         listens = server.children("listen")
         ssl_listen = any("ssl" in d.args or "quic" in d.args for d in listens)
-        if ssl_listen or is_on(config.effective("ssl", server)):
+        if ssl_listen or is_on(setting(config, "ssl", server)):
             found.append(server)
     return found
 
@@ -87,7 +88,7 @@ def check_protocols(ctx: RuleContext) -> Iterator[Finding]:
         return
     # Before 1.23.4 the default itself enables TLSv1 and TLSv1.1.
     for server in tls_servers(config):
-        if config.effective("ssl_protocols", server) is None:
+        if setting(config, "ssl_protocols", server) is None:
             yield get_rule("S-protocols").finding(
                 at=http,
                 directive="ssl_protocols",
@@ -155,7 +156,7 @@ def check_session_cache(ctx: RuleContext) -> Iterator[Finding]:
         return
     pairs: list[tuple[Directive, Finding]] = []
     for server in tls_servers(config):
-        node = config.effective("ssl_session_cache", server)
+        node = setting(config, "ssl_session_cache", server)
         if _session_cache_on(node):
             continue
         anchor = node if node is not None else http
@@ -194,11 +195,11 @@ def check_session_timeout(ctx: RuleContext) -> Iterator[Finding]:
     config = ctx.config
     pairs: list[tuple[Directive, Finding]] = []
     for server in tls_servers(config):
-        cache = config.effective("ssl_session_cache", server)
+        cache = setting(config, "ssl_session_cache", server)
         if cache is None or not _session_cache_on(cache) or cache.parent is None:
             continue
-        node = config.effective("ssl_session_timeout", server)
-        seconds = DEFAULT_SESSION_TIMEOUT if node is None else parse_seconds(node.args[0])
+        node = setting(config, "ssl_session_timeout", server)
+        seconds = DEFAULT_SESSION_TIMEOUT if node is None else parse_seconds(" ".join(node.args))
         if seconds != DEFAULT_SESSION_TIMEOUT:
             continue
         anchor = node if node is not None else cache.parent
@@ -234,7 +235,7 @@ def check_session_tickets(ctx: RuleContext) -> Iterator[Finding]:
         return
     pairs: list[tuple[Directive, Finding]] = []
     for server in tls_servers(config):
-        node = config.effective("ssl_session_tickets", server)
+        node = setting(config, "ssl_session_tickets", server)
         if not is_on(node, default=True):
             continue
         _, keys = inherited_list("ssl_session_ticket_key", server)
@@ -280,7 +281,7 @@ def check_http2(ctx: RuleContext) -> Iterator[Finding]:
         listens = [d for d in server.children("listen") if "ssl" in d.args]
         if not listens or any(d.args[0] in h2_addresses for d in listens):
             continue
-        if is_on(config.effective("http2", server)):
+        if is_on(setting(config, "http2", server)):
             continue
         listen = listens[0]
         fix: Fix
@@ -311,8 +312,8 @@ def check_stapling(ctx: RuleContext) -> Iterator[Finding]:
     config = ctx.config
     pairs: list[tuple[Directive, Finding]] = []
     for server in tls_servers(config):
-        node = config.effective("ssl_stapling", server)
-        if node is None or not is_on(node) or config.effective("resolver", server) is not None:
+        node = setting(config, "ssl_stapling", server)
+        if node is None or not is_on(node) or setting(config, "resolver", server) is not None:
             continue
         pairs.append(
             (

@@ -12,8 +12,10 @@ from app.analysis.rules._support import (
     file_serving_scopes,
     inherited_list,
     is_on,
+    locations_in,
     make_fix,
     passes_request,
+    setting,
     unique_by_anchor,
 )
 
@@ -38,11 +40,11 @@ def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
         return
     pairs: list[tuple[Directive, Finding]] = []
     for scope in file_serving_scopes(config):
-        node = config.effective("sendfile", scope)
+        node = setting(config, "sendfile", scope)
         if is_on(node):
             continue
         anchor = node if node is not None else http
-        nopush = config.effective("tcp_nopush", scope)
+        nopush = setting(config, "tcp_nopush", scope)
         note = "" if is_on(nopush) else "also tcp_nopush on; (fills packets with sendfile)"
         fix = (
             make_fix("set", "sendfile", ["on"], node, note)
@@ -98,7 +100,7 @@ def check_open_file_cache(ctx: RuleContext) -> Iterator[Finding]:
         return
     pairs: list[tuple[Directive, Finding]] = []
     for scope in file_serving_scopes(config):
-        node = config.effective("open_file_cache", scope)
+        node = setting(config, "open_file_cache", scope)
         if node is not None and node.args[:1] != ["off"]:
             continue
         anchor = node if node is not None else http
@@ -139,7 +141,7 @@ def asset_extensions(location: Directive) -> list[str] | None:
 
 
 def _has_cache_headers(ctx: RuleContext, location: Directive) -> bool:
-    expires = ctx.config.effective("expires", location)
+    expires = setting(ctx.config, "expires", location)
     if expires is not None and expires.args[:1] != ["off"]:
         return True
     _, headers = inherited_list("add_header", location)
@@ -150,7 +152,7 @@ def _has_cache_headers(ctx: RuleContext, location: Directive) -> bool:
 def check_static_expiry(ctx: RuleContext) -> Iterator[Finding]:
     """Asset locations that send no expiry make browsers re-ask for every file."""
     for server in ctx.config.servers():
-        for location in ctx.config.locations(server):
+        for location in locations_in(server):
             kinds = asset_extensions(location)
             if kinds is None or passes_request(location) or _has_cache_headers(ctx, location):
                 continue

@@ -46,9 +46,9 @@ def worker_count(ctx: RuleContext) -> int | None:
         return DEFAULT_WORKER_PROCESSES
     value = node.args[0]
     if value.isdigit():
-        return int(value)
+        return int(value) or None
     if value == "auto" and ctx.facts is not None:
-        return ctx.facts.cpu_count
+        return ctx.facts.cpu_count or None
     return None
 
 
