@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,19 +120,18 @@ class Backend:
             f"{self.url}/api/v1/health did not answer ok in {timeout_s:.0f} s ({last})"
         )
 
-    def session(self) -> httpx.Client:
-        """An httpx client logged in as the demo admin."""
-        client = httpx.Client(base_url=f"{self.url}/api/v1", timeout=10.0)
-        response = client.post(
-            "/auth/login", json={"username": ADMIN_USER, "password": self.password}
-        )
-        if response.status_code != 200:
-            client.close()
-            raise BackendError(
-                f"cannot log in as {ADMIN_USER} (HTTP {response.status_code}); if the data dir "
-                "was made by an earlier run with another password, remove it or pass a new one"
-            )
-        return client
+    @contextlib.contextmanager
+    def session(self) -> Iterator[httpx.Client]:
+        """An httpx client logged in as the demo admin, closed on exit."""
+        with httpx.Client(base_url=f"{self.url}/api/v1", timeout=10.0) as client:
+            credentials = {"username": ADMIN_USER, "password": self.password}
+            response = client.post("/auth/login", json=credentials)
+            if response.status_code != 200:
+                raise BackendError(
+                    f"cannot log in as {ADMIN_USER} (HTTP {response.status_code}); if the data "
+                    "dir was made by an earlier run with another password, remove it"
+                )
+            yield client
 
     def wait_hosts_up(
         self, hostnames: list[str], timeout_s: float, is_running: Callable[[], bool]

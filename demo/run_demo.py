@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -110,20 +111,29 @@ def start_instances(
         )
         wait_until_serving(instance)
         instances.append(instance)
-    for instance in instances:
-        labels = {"env": "demo", "role": instance.spec.role}
-        agent = DemoAgent(
+    agents = [
+        DemoAgent(
             instance=instance,
             nginx_binary=nginx_binary,
             state_dir=options.data_dir / "agents" / instance.spec.name,
             config_path=options.data_dir / "agents" / f"{instance.spec.name}.toml",
         )
+        for instance in instances
+    ]
+
+    def enroll(agent: DemoAgent) -> None:
+        labels = {"env": "demo", "role": agent.instance.spec.role}
         agent.write_config(
             server_url=backend.url, push_interval_s=options.push_interval, labels=labels
         )
-        require_running(children)
         agent.enroll(server_url=backend.url, token=backend.create_enrollment_token(labels))
-        children.start(f"agent-{instance.spec.name}", agent.run_command())
+
+    require_running(children)
+    # Each CLI call starts a fresh Python that imports the whole backend: do them side by side.
+    with ThreadPoolExecutor(max_workers=len(agents)) as pool:
+        list(pool.map(enroll, agents))
+    for agent in agents:
+        children.start(f"agent-{agent.instance.spec.name}", agent.run_command())
     return instances
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from logging.config import fileConfig
-from typing import Any
+from typing import Any, Literal
 
 from alembic import context
 from alembic.autogenerate.api import AutogenContext
@@ -20,7 +20,7 @@ if config.config_file_name is not None and config.attributes.get("configure_logg
 target_metadata = Base.metadata
 
 
-def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | bool:
+def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
     """Write UTCDateTime as a plain timezone-aware DateTime: the decoration lives in Python only."""
     if type_ == "type" and isinstance(obj, UTCDateTime):
         return repr(DateTime(timezone=True)).replace("DateTime", "sa.DateTime", 1)

@@ -58,17 +58,22 @@ test("the range picker changes the URL and the chart", async ({ page }) => {
   const pickerFor = (name: string) => page.getByRole("group", { name: "time range" }).getByRole("button", { name });
   await expect(pickerFor("1 h")).toHaveAttribute("aria-pressed", "true");
   const curveWidth = async () => (await curve.boundingBox())?.width ?? 0;
+  const timeAxisLabels = () => chart.locator(".recharts-xAxis .recharts-cartesian-axis-tick-value").allTextContents();
   const widthAtOneHour = await curveWidth();
+  const labelsAtOneHour = await timeAxisLabels();
   expect(widthAtOneHour).toBeGreaterThan(0);
+  expect(labelsAtOneHour.length).toBeGreaterThan(1);
 
   await pickerFor("15 min").click();
 
   await expect(page).toHaveURL(/[?&]range=15m\b/);
   await expect(pickerFor("15 min")).toHaveAttribute("aria-pressed", "true");
   await expect(pickerFor("1 h")).toHaveAttribute("aria-pressed", "false");
-  // A quarter of the time span on the same width: the same samples spread about four times
-  // wider (new samples arriving meanwhile add only a little).
-  await expect.poll(curveWidth).toBeGreaterThan(widthAtOneHour * 2.5);
+  // The time axis now starts 15 minutes back instead of an hour, and the same samples are
+  // spread over a wider part of the chart (new samples arriving meanwhile add only a little).
+  await expect.poll(timeAxisLabels).not.toEqual(labelsAtOneHour);
+  expect((await timeAxisLabels())[0]).not.toBe(labelsAtOneHour[0]);
+  await expect.poll(curveWidth).toBeGreaterThan(widthAtOneHour * 1.5);
 
   await pickerFor("24 h").click();
   await expect(page).toHaveURL(/[?&]range=24h\b/);

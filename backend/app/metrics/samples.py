@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, select, update
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.agents.schemas import Sample as PushedSample
 from app.metrics.models import Sample
 from app.metrics.rates import CounterReading, derive_rate_series
-from app.metrics.sql import insert_for, table_of
+from app.metrics.sql import dialect_name, insert_for_dialect, table_of
 
 _samples = table_of(Sample)
 
@@ -99,14 +100,20 @@ def fill_rates(rows: Sequence[dict[str, Any]], *, before: CounterReading | None)
         row["drops_per_s"] = rates.drops_per_s
 
 
-def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
-    """Insert rows, skipping (host_id, seq) already stored; returns the seqs inserted."""
-    statement = (
-        insert_for(session, _samples)
+@lru_cache(maxsize=2)
+def _insert_skipping_duplicates(dialect: str) -> Any:
+    """INSERT … ON CONFLICT DO NOTHING RETURNING seq, built once per dialect (hot path)."""
+    return (
+        insert_for_dialect(dialect, _samples)
         .on_conflict_do_nothing(index_elements=["host_id", "seq"])
         .returning(_samples.c.seq)
     )
-    return set(session.scalars(statement, list(rows)))
+
+
+def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
+    """Insert rows, skipping (host_id, seq) already stored; returns the seqs inserted."""
+    statement = _insert_skipping_duplicates(dialect_name(session))
+    return set(session.connection().execute(statement, list(rows)).scalars())
 
 
 _RATE_UPDATE = (

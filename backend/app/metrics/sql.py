@@ -25,11 +25,16 @@ def dialect_name(session: Session) -> str:
     return session.get_bind().dialect.name
 
 
-def insert_for(session: Session, table: Table) -> Any:
-    """An INSERT of the session's dialect, which offers on_conflict_do_nothing/do_update."""
-    if dialect_name(session) == "postgresql":
+def insert_for_dialect(dialect: str, table: Table) -> Any:
+    """An INSERT of the named dialect, which offers on_conflict_do_nothing/do_update."""
+    if dialect == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)
+
+
+def insert_for(session: Session, table: Table) -> Any:
+    """An INSERT of the session's dialect, which offers on_conflict_do_nothing/do_update."""
+    return insert_for_dialect(dialect_name(session), table)
 
 
 def epoch_bucket(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:

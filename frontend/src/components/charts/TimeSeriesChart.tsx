@@ -3,7 +3,6 @@ import {
   Area,
   CartesianGrid,
   ComposedChart,
-  Legend,
   Line,
   ReferenceLine,
   ResponsiveContainer,
@@ -12,6 +11,7 @@ import {
   YAxis,
 } from "recharts";
 import { formatAxisTime, formatDateTime } from "../../lib/format";
+import { timeTicks } from "./time-ticks";
 import type { ChartRow, ChartSeries } from "./types";
 
 export interface TimeSeriesChartProps {
@@ -26,6 +26,24 @@ export interface TimeSeriesChartProps {
   /** Extra line in the tooltip summing the stacked series (e.g. Active). */
   stackTotalLabel?: string;
   height?: number;
+}
+
+/** The legend in series order (stack order bottom to top), as plain HTML under the plot. */
+function ChartLegend({ series }: { series: readonly ChartSeries[] }) {
+  return (
+    <ul className="chart-legend" aria-label="legend">
+      {series.map((s) => (
+        <li key={s.key}>
+          <span
+            className={s.dashed ? "legend-swatch legend-swatch-dashed" : "legend-swatch"}
+            style={{ borderColor: s.color }}
+            aria-hidden="true"
+          />
+          {s.label}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 function hasData(rows: readonly ChartRow[], series: readonly ChartSeries[]): boolean {
@@ -58,10 +76,10 @@ export function TimeSeriesChart({
               scale="time"
               domain={[domain[0], domain[1]]}
               allowDataOverflow
+              ticks={timeTicks(domain[0], domain[1])}
               tickFormatter={(ms: number) => formatAxisTime(ms, span)}
               stroke="var(--muted)"
               fontSize={11}
-              minTickGap={40}
             />
             <YAxis
               tickFormatter={(v: number) => formatValue(v)}
@@ -105,7 +123,6 @@ export function TimeSeriesChart({
                   : undefined
               }
             />
-            <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />
             {zeroLine ? <ReferenceLine y={0} stroke="var(--muted)" strokeWidth={1} /> : null}
             {series.map((s) =>
               s.kind === "stacked-area" ? (
@@ -141,6 +158,7 @@ export function TimeSeriesChart({
           No data in this range
         </p>
       )}
+      <ChartLegend series={series} />
     </figure>
   );
 }
