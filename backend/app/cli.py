@@ -13,21 +13,24 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import uvicorn
-from alembic import command
-from alembic.config import Config
 from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from app.analysis import cli as analysis_cli
 from app.core.config import get_settings
 from app.core.db import SessionLocal
 from app.core.errors import ServiceError
 from app.enrollment import service as enrollment_service
 from app.enrollment.schemas import EnrollmentTokenCreate
-from app.main import create_app
 from app.users import service as users_service
 from app.users.models import Role
+
+# Heavy modules (the app with every router, alembic, uvicorn, the analyser) are imported inside
+# the commands that use them, so that scripted calls like create-enrollment-token start fast.
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger("nginx_fleet")
 
@@ -42,6 +45,8 @@ class CommandError(Exception):
 
 def alembic_config() -> Config:
     """The Alembic configuration at the repository root (migrations/ next to it)."""
+    from alembic.config import Config
+
     ini = REPO_ROOT / "alembic.ini"
     if not ini.is_file():
         raise CommandError(f"alembic.ini not found at {ini}; run from a full nginx-fleet checkout")
@@ -50,11 +55,15 @@ def alembic_config() -> Config:
 
 def migrate() -> None:
     """Bring the database schema to the newest revision."""
+    from alembic import command
+
     command.upgrade(alembic_config(), "head")
 
 
 def serve_api(host: str, port: int) -> None:
     """Serve the API (and the built UI) with uvicorn until interrupted."""
+    import uvicorn
+
     uvicorn.run("app.main:create_app", factory=True, host=host, port=port, proxy_headers=True)
 
 
@@ -181,11 +190,15 @@ def create_enrollment_token(args: argparse.Namespace) -> None:
 
 def print_openapi() -> None:
     """Print the OpenAPI document (the UI's client is generated from it)."""
+    from app.main import create_app
+
     print(json.dumps(create_app().openapi(), indent=2, sort_keys=False))
 
 
 def run_analyze(argv: Sequence[str]) -> int:
     """Hand `nginx-fleet analyze ...` to the config analysis tool."""
+    from app.analysis import cli as analysis_cli
+
     return analysis_cli.main(list(argv))
 
 
@@ -258,6 +271,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_openapi()
     except (CommandError, ServiceError) as exc:
         print(f"nginx-fleet {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except (OperationalError, ProgrammingError) as exc:
+        print(
+            f"nginx-fleet {args.command}: the database is not reachable or not migrated "
+            f"(run `nginx-fleet migrate`): {exc.orig}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-21 10:37:36.235690
+Create Date: 2026-11-21 10:47:50.563087
 """
 
 from collections.abc import Sequence

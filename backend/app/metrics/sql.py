@@ -42,7 +42,8 @@ def epoch_bucket(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:
     step: ColumnElement[int] = literal_column(str(int(step_s)))
     if dialect_name(session) == "postgresql":
         return cast(func.floor(func.extract("epoch", ts) / step) * step, Integer)
-    return (cast(func.strftime("%s", ts), Integer) / step) * step
+    # `//` renders integer division; SQLAlchemy's `/` would divide as numeric.
+    return (cast(func.strftime("%s", ts), Integer) // step) * step
 
 
 def bucket_timestamp(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:

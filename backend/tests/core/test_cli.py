@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests.conftest import TEST_REDIS_URL
-from tests.core.processes import run_cli
+from tests.core.processes import embedded_env, run_cli
 
 
 @pytest.fixture
@@ -101,3 +101,10 @@ def test_openapi_prints_the_document(cli_env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert "/api/v1/auth/login" in document["paths"]
+
+
+def test_commands_on_an_unmigrated_database_say_what_to_do(tmp_path: Path) -> None:
+    result = run_cli("create-enrollment-token", env=embedded_env(tmp_path))
+    assert result.returncode == 1
+    assert "run `nginx-fleet migrate`" in result.stderr
+    assert "Traceback" not in result.stderr

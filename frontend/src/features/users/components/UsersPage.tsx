@@ -41,6 +41,7 @@ function UserTable() {
                   <td>
                     {user.username}
                     {isMe ? <span className="muted"> (you)</span> : null}
+                    {user.disabled ? <span className="role-tag"> disabled</span> : null}
                   </td>
                   <td>
                     <select
