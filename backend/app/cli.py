@@ -111,6 +111,11 @@ def _stop_api_when_worker_dies(worker: subprocess.Popen[bytes], stopping: thread
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    """Turn SIGTERM into a normal exit, so that cleanup code runs."""
+    raise SystemExit(128 + signum)
+
+
 def run_embedded(host: str, port: int) -> None:
     """All in one: migrate, then the API in this process and the worker with beat as a child."""
     migrate()
@@ -120,6 +125,9 @@ def run_embedded(host: str, port: int) -> None:
         target=_stop_api_when_worker_dies, args=(worker, stopping), daemon=True
     )
     watcher.start()
+    # uvicorn re-raises SIGTERM after its graceful shutdown; with the default handler that
+    # would kill this process before `finally` stops the worker, orphaning it.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         serve_api(host, port)
     finally:

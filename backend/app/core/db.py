@@ -85,7 +85,17 @@ def build_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _enable_sqlite_pragmas)
         return engine
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True, pool_recycle=1800)
+    # A fixed pool and no overflow: under load, requests wait for a connection instead of
+    # opening and closing extra ones (each a forked PostgreSQL backend), which costs more CPU
+    # than the queries themselves on a small machine.
+    return create_engine(
+        url,
+        pool_size=get_settings().db_pool_size,
+        max_overflow=0,
+        pool_timeout=30,
+        pool_pre_ping=True,
+        pool_recycle=1800,
+    )
 
 
 @lru_cache

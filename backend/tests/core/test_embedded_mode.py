@@ -25,7 +25,12 @@ ADMIN_PASSWORD = "embedded admin password"
 
 
 @pytest.mark.timeout(180)
-def test_run_migrates_serves_and_stops_with_its_worker(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("stop_signal", "exit_code"), [(signal.SIGINT, 0), (signal.SIGTERM, 128 + signal.SIGTERM)]
+)
+def test_run_migrates_serves_and_stops_with_its_worker(
+    tmp_path: Path, stop_signal: signal.Signals, exit_code: int
+) -> None:
     env = embedded_env(tmp_path)
     assert run_cli("migrate", env=env).returncode == 0
     created = run_cli(
@@ -57,11 +62,11 @@ def test_run_migrates_serves_and_stops_with_its_worker(tmp_path: Path) -> None:
             assert token.json()["enroll_command"].startswith(
                 f"nginx-fleet-agent enroll --server {base_url} --token nfe_"
             )
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=60) == 0
+        server.send_signal(stop_signal)
+        assert server.wait(timeout=60) == exit_code
         deadline = time.monotonic() + 30
         while any(pid_alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not any(pid_alive(pid) for pid in workers), "Ctrl-C left the worker running"
+        assert not any(pid_alive(pid) for pid in workers), f"{stop_signal.name} left the worker running"
     finally:
         stop_by_pid([server.pid, *workers])
