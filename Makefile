@@ -11,6 +11,7 @@ DEMO_ARGS ?=
 BENCH_ARGS ?=
 PY_DIRS := backend agent demo bench
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+TEST_SUITES ?= test-backend test-agent test-demo test-frontend test-e2e
 
 .PHONY: help install install-python install-node build run demo check check-python check-frontend \
         check-migrations test test-backend test-agent test-demo test-frontend test-e2e openapi \
@@ -23,9 +24,18 @@ install-python: ## Python virtualenv (.venv) from uv.lock
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
 
+# `npm ci` refuses a lock file that lacks other platforms' optional packages (rollup's, for one),
+# which the npm here leaves out; `npm install --no-save` then installs the locked versions
+# without rewriting the lock.
+define npm_install
+	cd $(1) && { npm ci --no-audit --no-fund || { \
+	  echo "$(1): npm ci refused the lock file; installing the locked versions instead" >&2; \
+	  npm install --no-save --no-audit --no-fund; }; }
+endef
+
 install-node: ## npm dependencies of frontend/ and e2e/
-	cd frontend && npm ci --no-audit --no-fund
-	cd e2e && npm ci --no-audit --no-fund
+	$(call npm_install,frontend)
+	$(call npm_install,e2e)
 
 install: install-python install-node ## everything the project needs (Python and npm)
 
@@ -59,9 +69,9 @@ check-migrations: ## alembic check against a scratch PostgreSQL database
 	DATABASE_URL="$$server/$$db" .venv/bin/alembic check
 
 # Each suite runs even when an earlier one failed; `make test` fails if any of them did.
-test: ## every test suite (backend, agent, demo, frontend, end-to-end)
+test: ## every test suite (backend, agent, demo, frontend, end-to-end; or TEST_SUITES="...")
 	@failed=(); \
-	for suite in test-backend test-agent test-demo test-frontend test-e2e; do \
+	for suite in $(TEST_SUITES); do \
 	  $(MAKE) --no-print-directory $$suite || failed+=("$$suite"); \
 	done; \
 	if (( $${#failed[@]} )); then echo "FAILED: $${failed[*]}" >&2; exit 1; fi; \

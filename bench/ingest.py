@@ -89,7 +89,7 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     """Command-line options; --quick shortens the runs."""
     parser = argparse.ArgumentParser(description="nginx-fleet ingest benchmark (loopback only)")
     parser.add_argument("--quick", action="store_true", help="5 s runs instead of 15 s")
-    parser.add_argument("--hosts", type=int, default=200, help="hosts to enrol (200)")
+    parser.add_argument("--hosts", type=int, default=500, help="hosts to enrol (500)")
     parser.add_argument("--duration", type=int, help="seconds per measured run (15, quick 5)")
     parser.add_argument("--connections", type=int, default=32, help="wrk connections (32)")
     # One worker per core: request handling is CPU-bound Python; PostgreSQL shares the cores.
@@ -213,8 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 hosts_file=tmp / "hosts.tsv",
                 template_file=tmp / "push-body.json",
                 results_file=tmp / "wrk.json",
-                # Sample clocks start 6 h back at 10 s a sample: never in the future.
-                base_epoch=epoch_hours_ago(6),
+                # Sample clocks start 200 s back at 10 s a sample, so pushes carry current
+                # samples as live agents do (older ones are late replays that queue a rollup
+                # each); 500 hosts keep even 2,000 pushes/s within the 15 min future bound.
+                base_epoch=epoch_hours_ago(200 / 3600),
                 connections=options.connections,
             )
             load(mode="ping", duration_s=options.warmup_s)

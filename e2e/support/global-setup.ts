@@ -15,6 +15,7 @@ import {
   STATE_FILE,
   VIEWER_STORAGE,
 } from "./demo-state";
+import globalTeardown from "./global-teardown";
 
 const READY_TIMEOUT_MS = 240_000;
 // Short pushes so the charts have several points within a minute of start.
@@ -106,13 +107,23 @@ export default async function globalSetup(): Promise<void> {
   const partial = { pid, dataDir, url: "", hosts: [] };
   writeFileSync(STATE_FILE, JSON.stringify(partial, null, 2));
 
-  const ready = await waitForReadyFile(readyFile, demoLog, () => demo.exitCode);
-  const admin: Credentials = { username: ready.username, password: ready.password };
-  const viewer: Credentials = { username: "viewer", password: randomBytes(12).toString("base64url") };
-  const adminContext = await login(ready.url, admin, ADMIN_STORAGE);
-  await createViewer(adminContext, ready.url, viewer);
-  await adminContext.dispose();
-  await (await login(ready.url, viewer, VIEWER_STORAGE)).dispose();
+  let ready: ReadyFile;
+  let admin: Credentials;
+  let viewer: Credentials;
+  try {
+    ready = await waitForReadyFile(readyFile, demoLog, () => demo.exitCode);
+    admin = { username: ready.username, password: ready.password };
+    viewer = { username: "viewer", password: randomBytes(12).toString("base64url") };
+    const adminContext = await login(ready.url, admin, ADMIN_STORAGE);
+    await createViewer(adminContext, ready.url, viewer);
+    await adminContext.dispose();
+    await (await login(ready.url, viewer, VIEWER_STORAGE)).dispose();
+  } catch (error) {
+    // Stop the demo here: whether teardown runs after a failed setup is not ours to assume.
+    process.env.NF_E2E_KEEP_DATA = "1";
+    await globalTeardown();
+    throw error;
+  }
 
   const state: DemoState = { pid, dataDir, url: ready.url, admin, viewer, hosts: ready.hosts };
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
