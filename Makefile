@@ -24,8 +24,9 @@ install-python: ## Python virtualenv (.venv) from uv.lock
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
 
-# `npm ci` refuses a lock file that lacks other platforms' optional packages (rollup's, for one),
-# which the npm here leaves out; `npm install --no-save` then installs the locked versions
+# `npm ci` refuses a lock file that lacks other platforms' optional packages (rollup's native
+# builds for android, darwin, ...): the registry this machine reaches does not carry them, so no
+# lock made here can list them. `npm install --no-save` then installs the locked versions
 # without rewriting the lock.
 define npm_install
 	cd $(1) && { npm ci --no-audit --no-fund || { \

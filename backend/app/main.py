@@ -17,6 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from app.agents.router import router as agents_router
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
+from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
 from app.core.deps import SessionDep
@@ -25,6 +26,7 @@ from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
 from app.enrollment.router import router as enrollment_router
 from app.events.router import router as events_router
+from app.findings.router import router as findings_router
 from app.hosts.router import router as hosts_router
 from app.metrics.router import router as metrics_router
 from app.users import service as users_service
@@ -92,6 +94,8 @@ def create_app() -> FastAPI:
         enrollment_router,
         hosts_router,
         metrics_router,
+        configs_router,
+        findings_router,
         agents_router,
         events_router,
     )

@@ -2,16 +2,20 @@
 
 from app.audit.models import AuditEntry
 from app.auth.models import LoginFailure, UserSession
-from app.configs.models import ConfigSnapshot
+from app.configs.models import ConfigAnalysis, ConfigFinding, ConfigSnapshot
 from app.core.db import Base
 from app.enrollment.models import EnrollmentToken
+from app.findings.models import Ack
 from app.hosts.models import Host, HostFacts
 from app.metrics.models import Sample, SampleRollup
 from app.users.models import Role, User
 
 __all__ = [
+    "Ack",
     "AuditEntry",
     "Base",
+    "ConfigAnalysis",
+    "ConfigFinding",
     "ConfigSnapshot",
     "EnrollmentToken",
     "Host",

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-21 10:47:50.563087
+Create Date: 2026-11-21 11:09:38.266009
 """
 
 from collections.abc import Sequence
@@ -89,6 +89,27 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_users")),
         sa.UniqueConstraint("username", name=op.f("uq_users_username")),
     )
+    op.create_table(
+        "acks",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("rule", sa.String(length=64), nullable=False),
+        sa.Column("host_id", sa.Integer(), nullable=True),
+        sa.Column("finding_key", sa.String(length=1200), nullable=True),
+        sa.Column("reason", sa.Text(), nullable=False),
+        sa.Column("created_by", sa.String(length=150), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("expiry_applied", sa.Boolean(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["host_id"], ["hosts.id"], name=op.f("fk_acks_host_id_hosts"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_acks")),
+    )
+    with op.batch_alter_table("acks", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_acks_expires_at"), ["expires_at"], unique=False)
+        batch_op.create_index(batch_op.f("ix_acks_host_id"), ["host_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_acks_rule"), ["rule"], unique=False)
+
     op.create_table(
         "config_snapshots",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -262,12 +283,111 @@ def upgrade() -> None:
         )
         batch_op.create_index(batch_op.f("ix_user_sessions_user_id"), ["user_id"], unique=False)
 
+    op.create_table(
+        "config_analyses",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("host_id", sa.Integer(), nullable=False),
+        sa.Column("snapshot_id", sa.Integer(), nullable=False),
+        sa.Column("analyzed_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column(
+            "status",
+            sa.Enum("ok", "failed", name="analysisstatus", native_enum=False, length=16),
+            nullable=False,
+        ),
+        sa.Column("score", sa.Integer(), nullable=True),
+        sa.Column(
+            "category_scores",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=False,
+        ),
+        sa.Column("error_count", sa.Integer(), nullable=False),
+        sa.Column("warning_count", sa.Integer(), nullable=False),
+        sa.Column("info_count", sa.Integer(), nullable=False),
+        sa.Column("inputs_digest", sa.String(length=64), nullable=False),
+        sa.Column(
+            "inputs",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=False,
+        ),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["host_id"],
+            ["hosts.id"],
+            name=op.f("fk_config_analyses_host_id_hosts"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["snapshot_id"],
+            ["config_snapshots.id"],
+            name=op.f("fk_config_analyses_snapshot_id_config_snapshots"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_config_analyses")),
+    )
+    with op.batch_alter_table("config_analyses", schema=None) as batch_op:
+        batch_op.create_index("ix_config_analyses_host_id_id", ["host_id", "id"], unique=False)
+        batch_op.create_index(
+            batch_op.f("ix_config_analyses_snapshot_id"), ["snapshot_id"], unique=False
+        )
+
+    op.create_table(
+        "findings",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("analysis_id", sa.Integer(), nullable=False),
+        sa.Column("host_id", sa.Integer(), nullable=False),
+        sa.Column("key", sa.String(length=1200), nullable=False),
+        sa.Column("rule", sa.String(length=64), nullable=False),
+        sa.Column("severity", sa.String(length=16), nullable=False),
+        sa.Column("category", sa.String(length=32), nullable=False),
+        sa.Column("file", sa.String(length=1024), nullable=False),
+        sa.Column("line", sa.Integer(), nullable=False),
+        sa.Column("message", sa.Text(), nullable=False),
+        sa.Column(
+            "evidence",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=False,
+        ),
+        sa.Column(
+            "fix",
+            sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
+            nullable=True,
+        ),
+        sa.Column("doc_url", sa.String(length=1024), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["analysis_id"],
+            ["config_analyses.id"],
+            name=op.f("fk_findings_analysis_id_config_analyses"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["host_id"], ["hosts.id"], name=op.f("fk_findings_host_id_hosts"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_findings")),
+    )
+    with op.batch_alter_table("findings", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_findings_analysis_id"), ["analysis_id"], unique=False)
+        batch_op.create_index(
+            "ix_findings_host_id_analysis_id", ["host_id", "analysis_id"], unique=False
+        )
+        batch_op.create_index(batch_op.f("ix_findings_rule"), ["rule"], unique=False)
+
     # ### end Alembic commands ###
 
 
 def downgrade() -> None:
     """Revert this revision."""
     # ### commands auto generated by Alembic - please adjust! ###
+    with op.batch_alter_table("findings", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_findings_rule"))
+        batch_op.drop_index("ix_findings_host_id_analysis_id")
+        batch_op.drop_index(batch_op.f("ix_findings_analysis_id"))
+
+    op.drop_table("findings")
+    with op.batch_alter_table("config_analyses", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_config_analyses_snapshot_id"))
+        batch_op.drop_index("ix_config_analyses_host_id_id")
+
+    op.drop_table("config_analyses")
     with op.batch_alter_table("user_sessions", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_user_sessions_user_id"))
         batch_op.drop_index(batch_op.f("ix_user_sessions_expires_at"))
@@ -287,6 +407,12 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_config_snapshots_host_id"))
 
     op.drop_table("config_snapshots")
+    with op.batch_alter_table("acks", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_acks_rule"))
+        batch_op.drop_index(batch_op.f("ix_acks_host_id"))
+        batch_op.drop_index(batch_op.f("ix_acks_expires_at"))
+
+    op.drop_table("acks")
     op.drop_table("users")
     with op.batch_alter_table("login_failures", schema=None) as batch_op:
         batch_op.drop_index("ix_login_failures_username_ip_at")

@@ -16,10 +16,11 @@ from app.agents.schemas import HostFacts as PushedFacts
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
 from app.configs import service as configs_service
+from app.configs.analyzer import current_snapshot_id
 from app.configs.tasks import enqueue_analysis
 from app.core import pubsub
 from app.core.config import get_settings
-from app.hosts.fleet import build_fleet_host
+from app.hosts.fleet import build_fleet_host, latest_analysis_columns
 from app.hosts.models import Host, HostFacts
 from app.metrics.fields import CHARTED_FIELDS
 from app.metrics.rollups import MINUTE_LOOKBACK
@@ -46,12 +47,14 @@ class _Committed:
 
     reply: PushReply
     new_snapshot_id: int | None
+    # The current snapshot to analyse again because the facts the rules use changed.
+    reanalyze_snapshot_id: int | None
     event: dict[str, Any] | None
     late_range: tuple[datetime, datetime] | None
 
 
-def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: datetime) -> None:
-    """Replace the host's facts with the ones just sent."""
+def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: datetime) -> bool:
+    """Replace the host's facts with the ones just sent; True when they differ from before."""
     values = {
         "host_id": host_id,
         "facts": facts.model_dump(mode="json", exclude_none=True),
@@ -61,14 +64,17 @@ def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: dateti
         "updated_at": now,
     }
     statement = insert_for(session, _facts).values(values)
+    # An agent restart resends unchanged facts: no write then, and no re-analysis.
     statement = statement.on_conflict_do_update(
         index_elements=["host_id"],
         set_={name: statement.excluded[name] for name in values if name != "host_id"},
-    )
-    session.execute(statement)
+        where=_facts.c.facts.is_distinct_from(statement.excluded.facts),
+    ).returning(_facts.c.host_id)
+    return session.execute(statement).scalar_one_or_none() is not None
 
 
 def _live_event(
+    session: Session,
     host: AuthenticatedHost,
     payload: PushPayload,
     newest: dict[str, Any],
@@ -83,6 +89,7 @@ def _live_event(
         nginx_version=nginx_version or host.nginx_version,
         now=now,
         push_interval_s=get_settings().push_interval_s,
+        analysis=latest_analysis_columns(session, host.id),
     )
     point = SeriesPoint(ts=newest["ts"], **{name: newest[name] for name in CHARTED_FIELDS})
     return {
@@ -122,8 +129,7 @@ def _store(
             stub_status_available=newest["stub_status_available"],
             stub_status_error=_stub_status_error(newest),
         )
-    if payload.facts is not None:
-        _store_facts(session, host.id, payload.facts, now)
+    facts_changed = payload.facts is not None and _store_facts(session, host.id, payload.facts, now)
     stored_hash = host.config_hash
     new_snapshot_id = None
     if payload.config is not None:
@@ -136,6 +142,9 @@ def _store(
         )
         stored_hash = host_fields["config_hash"] = payload.config.hash
     session.execute(update(_hosts).where(_hosts.c.id == host.id).values(host_fields))
+    reanalyze_snapshot_id = None
+    if facts_changed and new_snapshot_id is None:
+        reanalyze_snapshot_id = current_snapshot_id(session=session, host_id=host.id)
     session.commit()
 
     accepted = [row for row in stored.rows if row["seq"] in stored.inserted]
@@ -148,7 +157,7 @@ def _store(
             "stub_status_available": accepted[-1]["stub_status_available"],
             "stub_status_error": _stub_status_error(accepted[-1]),
         }
-        event = _live_event(host, payload, accepted[-1], status_fields, now)
+        event = _live_event(session, host, payload, accepted[-1], status_fields, now)
         if accepted[0]["ts"] < now - LATE_SAMPLE_AGE:
             late_range = (accepted[0]["ts"], accepted[-1]["ts"])
     reply = PushReply(
@@ -159,7 +168,11 @@ def _store(
         actions=[],
     )
     return _Committed(
-        reply=reply, new_snapshot_id=new_snapshot_id, event=event, late_range=late_range
+        reply=reply,
+        new_snapshot_id=new_snapshot_id,
+        reanalyze_snapshot_id=reanalyze_snapshot_id,
+        event=event,
+        late_range=late_range,
     )
 
 
@@ -176,6 +189,8 @@ def ingest_push(
     # an error that would make the agent resend what we already have.
     if committed.new_snapshot_id is not None:
         enqueue_analysis(committed.new_snapshot_id)
+    if committed.reanalyze_snapshot_id is not None:
+        enqueue_analysis(committed.reanalyze_snapshot_id)
     if committed.late_range is not None:
         start, end = committed.late_range
         try:

@@ -1,14 +1,15 @@
-"""nginx -T dumps as received from the agents."""
+"""nginx -T dumps as received from the agents, their analyses and findings."""
 
 from __future__ import annotations
 
 import enum
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Enum, ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import Enum, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.db import Base, utcnow
+from app.core.db import Base, JSONType, utcnow
 
 
 class ParseStatus(enum.StrEnum):
@@ -38,3 +39,61 @@ class ConfigSnapshot(Base):
     line_count: Mapped[int | None]
     parse_errors: Mapped[str | None] = mapped_column(Text)
     analyzed_at: Mapped[datetime | None]
+
+
+class AnalysisStatus(enum.StrEnum):
+    """Whether the engine ran to the end on a snapshot."""
+
+    ok = "ok"
+    failed = "failed"
+
+
+class ConfigAnalysis(Base):
+    """One run of the rules over a snapshot with the host's facts and last hour of metrics."""
+
+    __tablename__ = "config_analyses"
+    # (host_id, id): "the latest analysis of each host" is the highest id per host.
+    __table_args__ = (Index("ix_config_analyses_host_id_id", "host_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
+    snapshot_id: Mapped[int] = mapped_column(
+        ForeignKey("config_snapshots.id", ondelete="CASCADE"), index=True
+    )
+    analyzed_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status: Mapped[AnalysisStatus] = mapped_column(
+        Enum(AnalysisStatus, native_enum=False, length=16, validate_strings=True)
+    )
+    # None when the engine failed; muted findings are left out of the score and the counts.
+    score: Mapped[int | None]
+    category_scores: Mapped[dict[str, int]] = mapped_column(JSONType, default=dict)
+    error_count: Mapped[int] = mapped_column(default=0)
+    warning_count: Mapped[int] = mapped_column(default=0)
+    info_count: Mapped[int] = mapped_column(default=0)
+    # SHA-256 of the facts and the (rounded) metrics window the rules saw.
+    inputs_digest: Mapped[str] = mapped_column(String(64))
+    inputs: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class ConfigFinding(Base):
+    """One finding of an analysis, as the engine reported it."""
+
+    __tablename__ = "findings"
+    __table_args__ = (Index("ix_findings_host_id_analysis_id", "host_id", "analysis_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    analysis_id: Mapped[int] = mapped_column(
+        ForeignKey("config_analyses.id", ondelete="CASCADE"), index=True
+    )
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(1200))
+    rule: Mapped[str] = mapped_column(String(64), index=True)
+    severity: Mapped[str] = mapped_column(String(16))
+    category: Mapped[str] = mapped_column(String(32))
+    file: Mapped[str] = mapped_column(String(1024))
+    line: Mapped[int]
+    message: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    fix: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    doc_url: Mapped[str] = mapped_column(String(1024), default="")

@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from app.analysis import parse_dump
+from app.configs.analyzer import record_summary
 from app.configs.models import ConfigSnapshot, ParseStatus
 from app.core.db import utcnow
 from app.metrics.sql import insert_for, table_of
@@ -45,17 +46,6 @@ def summarize_snapshot(*, session: Session, snapshot_id: int) -> ConfigSnapshot 
     if snapshot is None:
         log.warning("config snapshot %d vanished before analysis", snapshot_id)
         return None
-    parsed = parse_dump(snapshot.dump)
-    snapshot.file_count = len(parsed.files)
-    snapshot.line_count = len(snapshot.dump.splitlines())
-    if parsed.errors:
-        snapshot.parse_status = ParseStatus.error
-        snapshot.parse_errors = "\n".join(
-            f"{error.file}:{error.line}:{error.column}: {error.message}" for error in parsed.errors
-        )
-    else:
-        snapshot.parse_status = ParseStatus.parsed
-        snapshot.parse_errors = None
-    snapshot.analyzed_at = utcnow()
+    record_summary(snapshot, parse_dump(snapshot.dump), utcnow())
     session.commit()
     return snapshot

@@ -7,7 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import RowMapping, Select, and_, select
+from sqlalchemy.orm import Session
 
+from app.configs.models import AnalysisStatus, ConfigAnalysis
+from app.configs.rescoring import latest_analysis_ids
+from app.configs.schemas import FindingCounts
 from app.hosts.models import Host, HostFacts
 from app.hosts.schemas import FleetHost
 from app.hosts.status import host_status
@@ -27,6 +31,8 @@ FLEET_SAMPLE_COLUMNS = (
     "fds_open",
     "fds_limit",
 )
+# Columns of the latest config analysis that the fleet view shows.
+FLEET_ANALYSIS_COLUMNS = ("status", "score", "error_count", "warning_count", "info_count")
 
 
 def mem_used_pct(used: int | None, total: int | None) -> float | None:
@@ -43,8 +49,10 @@ def build_fleet_host(
     nginx_version: str | None,
     now: datetime,
     push_interval_s: int,
+    analysis: Mapping[str, Any] | None = None,
 ) -> FleetHost:
-    """A FleetHost from host columns and the newest sample's columns (None before any push)."""
+    """A FleetHost from host columns, the newest sample's columns (None before any push) and
+    the latest config analysis's columns (None before one)."""
     status, reason = host_status(
         last_seen_at=host["last_seen_at"],
         nginx_up=host["nginx_up"],
@@ -74,16 +82,49 @@ def build_fleet_host(
         mem_used_pct=mem_used_pct(figures["mem_used_bytes"], figures["mem_total_bytes"]),
         fds_open=figures["fds_open"],
         fds_limit=figures["fds_limit"],
+        **analysis_figures(analysis),
     )
 
 
+def analysis_figures(analysis: Mapping[str, Any] | None) -> dict[str, Any]:
+    """score and findings counts of a latest analysis; both None before one or when it failed."""
+    if analysis is None or analysis["status"] != AnalysisStatus.ok:
+        return {"score": None, "findings": None}
+    return {
+        "score": analysis["score"],
+        "findings": FindingCounts(
+            error=analysis["error_count"],
+            warning=analysis["warning_count"],
+            info=analysis["info_count"],
+        ),
+    }
+
+
+def latest_analysis_columns(session: Session, host_id: int) -> dict[str, Any] | None:
+    """The fleet view's columns of one host's latest config analysis (None before one)."""
+    columns = [ConfigAnalysis.__table__.c[name] for name in FLEET_ANALYSIS_COLUMNS]
+    row = session.execute(
+        select(*columns)
+        .where(ConfigAnalysis.host_id == host_id)
+        .order_by(ConfigAnalysis.id.desc())
+        .limit(1)
+    ).one_or_none()
+    return dict(row._mapping) if row is not None else None
+
+
 def fleet_query() -> Select[Any]:
-    """Hosts with their facts' nginx version and their newest sample, one row per host."""
+    """Hosts with their facts' nginx version, newest sample and latest analysis, one per host."""
     sample_columns = [Sample.__table__.c[name].label(f"s_{name}") for name in FLEET_SAMPLE_COLUMNS]
+    analysis_columns = [
+        ConfigAnalysis.__table__.c[name].label(f"a_{name}") for name in FLEET_ANALYSIS_COLUMNS
+    ]
+    latest = latest_analysis_ids().subquery()
     return (
-        select(Host, HostFacts.nginx_version, *sample_columns)
+        select(Host, HostFacts.nginx_version, *sample_columns, *analysis_columns)
         .outerjoin(HostFacts, HostFacts.host_id == Host.id)
         .outerjoin(Sample, and_(Sample.host_id == Host.id, Sample.seq == Host.last_seq))
+        .outerjoin(latest, latest.c.host_id == Host.id)
+        .outerjoin(ConfigAnalysis, ConfigAnalysis.id == latest.c.analysis_id)
         .order_by(Host.hostname, Host.id)
     )
 
@@ -105,3 +146,10 @@ def sample_columns(row: RowMapping) -> dict[str, Any] | None:
     """The newest sample's figures of a fleet_query() row (None when the host never pushed)."""
     figures = {name: row[f"s_{name}"] for name in FLEET_SAMPLE_COLUMNS}
     return figures if any(value is not None for value in figures.values()) else None
+
+
+def analysis_columns(row: RowMapping) -> dict[str, Any] | None:
+    """The latest analysis's columns of a fleet_query() row (None before any analysis)."""
+    if row["a_status"] is None:
+        return None
+    return {name: row[f"a_{name}"] for name in FLEET_ANALYSIS_COLUMNS}

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.agents.labels import Labels
+from app.configs.schemas import FindingCounts
 
 HostStatus = Literal["up", "down", "stale", "new"]
 
@@ -34,6 +35,9 @@ class FleetHost(BaseModel):
     mem_used_pct: float | None
     fds_open: int | None
     fds_limit: int | None
+    # From the host's latest config analysis, muted findings left out; null before one.
+    score: int | None
+    findings: FindingCounts | None
 
 
 class HostDetail(FleetHost):

@@ -13,7 +13,13 @@ from app.audit import service as audit_service
 from app.core import pubsub
 from app.core.config import get_settings
 from app.core.errors import InvalidInputError, NotFoundError
-from app.hosts.fleet import build_fleet_host, fleet_query, host_columns, sample_columns
+from app.hosts.fleet import (
+    analysis_columns,
+    build_fleet_host,
+    fleet_query,
+    host_columns,
+    sample_columns,
+)
 from app.hosts.models import Host, HostFacts
 from app.hosts.schemas import FleetHost, HostDetail
 from app.users.models import User
@@ -52,6 +58,7 @@ def list_fleet(*, session: Session, label_filters: LabelFilter, now: datetime) -
                 nginx_version=row.nginx_version,
                 now=now,
                 push_interval_s=interval,
+                analysis=analysis_columns(row._mapping),
             )
         )
     return fleet
@@ -78,6 +85,7 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
         nginx_version=row.nginx_version,
         now=now,
         push_interval_s=get_settings().push_interval_s,
+        analysis=analysis_columns(row._mapping),
     )
     facts = session.scalar(select(HostFacts.facts).where(HostFacts.host_id == host_id))
     return HostDetail(

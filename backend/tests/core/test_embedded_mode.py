@@ -67,6 +67,7 @@ def test_run_migrates_serves_and_stops_with_its_worker(
         deadline = time.monotonic() + 30
         while any(pid_alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not any(pid_alive(pid) for pid in workers), f"{stop_signal.name} left the worker running"
+        left = [pid for pid in workers if pid_alive(pid)]
+        assert not left, f"{stop_signal.name} left the worker running"
     finally:
         stop_by_pid([server.pid, *workers])

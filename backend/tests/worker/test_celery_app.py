@@ -11,7 +11,13 @@ from app.worker.retry import TRANSIENT_ERRORS
 
 def test_every_periodic_task_expires_and_is_registered() -> None:
     schedule = celery_app.conf.beat_schedule
-    assert set(schedule) == {"metrics-rollup", "metrics-retention", "auth-purge-expired-sessions"}
+    assert set(schedule) == {
+        "metrics-rollup",
+        "metrics-retention",
+        "auth-purge-expired-sessions",
+        "configs-reanalyze-fleet",
+        "configs-apply-expired-acks",
+    }
     celery_app.loader.import_default_modules()
     for entry in schedule.values():
         assert entry["options"]["expires"] <= entry["schedule"]
@@ -28,6 +34,8 @@ def test_duplicate_schedule_names_are_refused(monkeypatch: pytest.MonkeyPatch) -
     ("task", "queue"),
     [
         ("configs.analyze_snapshot", Queue.analysis),
+        ("configs.reanalyze_fleet", Queue.analysis),
+        ("configs.apply_expired_acks", Queue.analysis),
         ("metrics.rollup", Queue.maintenance),
         ("metrics.apply_retention", Queue.maintenance),
         ("auth.purge_expired_sessions", Queue.maintenance),

@@ -1,4 +1,4 @@
-"""One push with a config, analysed by a real Celery worker process on Redis."""
+"""Pushes with a config, then new facts, analysed by a real Celery worker process on Redis."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from app.configs.models import ConfigSnapshot, ParseStatus
+from app.configs.models import ConfigAnalysis, ConfigFinding, ConfigSnapshot, ParseStatus
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -75,3 +75,54 @@ def test_pushed_config_is_analysed_by_the_worker(
     assert snapshot.file_count == 1
     assert snapshot.line_count == NGINX_DUMP.count("\n")
     assert "configs.analyze_snapshot" in (tmp_path / "worker.log").read_text()
+
+
+def wait_for_analyses(
+    session: Session, host_id: int, count: int, worker: subprocess.Popen[bytes], log: Path
+) -> list[ConfigAnalysis]:
+    """The host's analyses once there are `count` of them (fails after 60 s or a dead worker)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        session.expire_all()
+        analyses = list(
+            session.scalars(
+                select(ConfigAnalysis)
+                .where(ConfigAnalysis.host_id == host_id)
+                .order_by(ConfigAnalysis.id)
+            )
+        )
+        if len(analyses) >= count:
+            return analyses
+        assert worker.poll() is None, log.read_text()
+        time.sleep(0.2)
+    raise AssertionError(f"no {count} analyses after 60 s:\n{log.read_text()}")
+
+
+def test_worker_stores_findings_and_reanalyses_on_new_facts(
+    client: TestClient, db_session: Session, worker: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    host = make_host()
+    headers = {"Authorization": f"Bearer {host.token}"}
+    log = tmp_path / "worker.log"
+    body = push_body([sample(1, recent(5))], agent_id=host.agent_id, config_dump=NGINX_DUMP)
+    assert client.post("/api/v1/agent/push", content=orjson.dumps(body), headers=headers).is_success
+    [first] = wait_for_analyses(db_session, host.id, 1, worker, log)
+    assert first.score is not None, first.error
+    rules = set(
+        db_session.scalars(select(ConfigFinding.rule).where(ConfigFinding.analysis_id == first.id))
+    )
+    assert "G-off" in rules
+    # The sample's workers run with 1024 fds, enough for the default 512 connections.
+    assert "W-nofile" not in rules
+    assert "W-connections" not in rules
+
+    # New facts (4 CPUs) and no config: the current snapshot is analysed again.
+    body = push_body([sample(2, recent(1))], agent_id=host.agent_id, facts={"cpu_count": 4})
+    assert client.post("/api/v1/agent/push", content=orjson.dumps(body), headers=headers).is_success
+    _first, second = wait_for_analyses(db_session, host.id, 2, worker, log)
+    assert second.snapshot_id == first.snapshot_id
+    rules = set(
+        db_session.scalars(select(ConfigFinding.rule).where(ConfigFinding.analysis_id == second.id))
+    )
+    assert "W-connections" in rules
+    assert second.score is not None and second.score < first.score

@@ -284,6 +284,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts/{host_id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Host Config
+         * @description The host's current config files with the findings of its latest analysis.
+         */
+        get: operations["get_host_config_api_v1_hosts__host_id__config_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Host Scores
+         * @description The host's config score over time, one point per stored analysis.
+         */
+        get: operations["get_host_scores_api_v1_hosts__host_id__scores_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/findings/top": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Top Findings
+         * @description Which rules hit how many hosts, over each host's latest analysis, muted left out.
+         */
+        get: operations["top_findings_api_v1_findings_top_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/acks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Acks
+         * @description Every acknowledgement, newest first.
+         */
+        get: operations["list_acks_api_v1_acks_get"];
+        put?: never;
+        /**
+         * Create Ack
+         * @description Mute a rule or one finding, on one host or fleet-wide, maybe until a time.
+         */
+        post: operations["create_ack_api_v1_acks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/acks/{ack_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Ack
+         * @description Remove an acknowledgement: its findings count again.
+         */
+        delete: operations["delete_ack_api_v1_acks__ack_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agent/enroll": {
         parameters: {
             query?: never;
@@ -369,6 +473,82 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AckCreate
+         * @description Body of POST /acks: mute a rule, or one finding of it, on one host or fleet-wide.
+         */
+        AckCreate: {
+            /** Rule */
+            rule: string;
+            /**
+             * Host Id
+             * @description null: every host of the fleet
+             */
+            host_id?: number | null;
+            /**
+             * Finding Key
+             * @description null: every finding of the rule in scope
+             */
+            finding_key?: string | null;
+            /** Reason */
+            reason: string;
+            /** Expires At */
+            expires_at?: string | null;
+        };
+        /**
+         * AckRead
+         * @description An acknowledgement.
+         */
+        AckRead: {
+            /** Id */
+            id: number;
+            /** Rule */
+            rule: string;
+            /** Host Id */
+            host_id: number | null;
+            /** Finding Key */
+            finding_key: string | null;
+            /** Reason */
+            reason: string;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Expires At */
+            expires_at: string | null;
+        };
+        /**
+         * AnalysisRead
+         * @description The latest analysis of the snapshot; score is null when the engine failed.
+         */
+        AnalysisRead: {
+            /** Id */
+            id: number;
+            /**
+             * Analyzed At
+             * Format: date-time
+             */
+            analyzed_at: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "failed";
+            /** Score */
+            score: number | null;
+            /** Categories */
+            categories: {
+                [key: string]: number;
+            };
+            counts: components["schemas"]["FindingCounts"];
+            /** Error */
+            error: string | null;
+            /** Findings */
+            findings: components["schemas"]["FindingRead"][];
+        };
+        /**
          * AuditEntryRead
          * @description One audit entry.
          */
@@ -390,6 +570,18 @@ export interface components {
             detail: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * ConfigFileRead
+         * @description One file of the dump, redacted text as the agent sent it.
+         */
+        ConfigFileRead: {
+            /** Path */
+            path: string;
+            /** Text */
+            text: string;
+            /** Line Count */
+            line_count: number;
         };
         /**
          * EnrollReply
@@ -493,6 +685,57 @@ export interface components {
             revoked: boolean;
         };
         /**
+         * FindingCounts
+         * @description Findings by severity (muted left out).
+         */
+        FindingCounts: {
+            /** Error */
+            error: number;
+            /** Warning */
+            warning: number;
+            /** Info */
+            info: number;
+        };
+        /**
+         * FindingRead
+         * @description One finding at its file and line, with evidence, fix and whether it is muted.
+         */
+        FindingRead: {
+            /** Id */
+            id: number;
+            /** Key */
+            key: string;
+            /** Rule */
+            rule: string;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "error" | "warning" | "info";
+            /** Category */
+            category: string;
+            /** File */
+            file: string;
+            /** Line */
+            line: number;
+            /** Message */
+            message: string;
+            /** Evidence */
+            evidence: {
+                [key: string]: unknown;
+            };
+            /** Fix */
+            fix: {
+                [key: string]: unknown;
+            } | null;
+            /** Doc Url */
+            doc_url: string;
+            /** Muted */
+            muted: boolean;
+            /** Ack Id */
+            ack_id: number | null;
+        };
+        /**
          * FleetHost
          * @description One row of the fleet view: status, gauges of the newest sample, rates of the newest pair.
          */
@@ -540,6 +783,9 @@ export interface components {
             fds_open: number | null;
             /** Fds Limit */
             fds_limit: number | null;
+            /** Score */
+            score: number | null;
+            findings: components["schemas"]["FindingCounts"] | null;
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -566,6 +812,18 @@ export interface components {
              * @enum {string}
              */
             mode: "embedded" | "production";
+        };
+        /**
+         * HostConfigRead
+         * @description GET /hosts/{id}/config: files of the current snapshot and their latest analysis.
+         */
+        HostConfigRead: {
+            /** Host Id */
+            host_id: number;
+            snapshot: components["schemas"]["SnapshotRead"] | null;
+            /** Files */
+            files: components["schemas"]["ConfigFileRead"][];
+            analysis: components["schemas"]["AnalysisRead"] | null;
         };
         /**
          * HostDetail
@@ -615,6 +873,9 @@ export interface components {
             fds_open: number | null;
             /** Fds Limit */
             fds_limit: number | null;
+            /** Score */
+            score: number | null;
+            findings: components["schemas"]["FindingCounts"] | null;
             /** Agent Id */
             agent_id: string;
             /** Agent Version */
@@ -684,6 +945,33 @@ export interface components {
          */
         Role: "viewer" | "operator" | "admin";
         /**
+         * ScoreHistory
+         * @description GET /hosts/{id}/scores.
+         */
+        ScoreHistory: {
+            /** Points */
+            points: components["schemas"]["ScorePoint"][];
+        };
+        /**
+         * ScorePoint
+         * @description One stored analysis on the score chart.
+         */
+        ScorePoint: {
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+            /** Score */
+            score: number;
+            /** Errors */
+            errors: number;
+            /** Warnings */
+            warnings: number;
+            /** Infos */
+            infos: number;
+        };
+        /**
          * SeriesPoint
          * @description One bucket of a host's series: averages, except the maxima of active and drops_per_s.
          */
@@ -743,6 +1031,44 @@ export interface components {
             step_s: number;
             /** Points */
             points: components["schemas"]["SeriesPoint"][];
+        };
+        /**
+         * SnapshotRead
+         * @description The config snapshot shown: which dump and when it arrived.
+         */
+        SnapshotRead: {
+            /** Id */
+            id: number;
+            /** Hash */
+            hash: string;
+            /**
+             * Received At
+             * Format: date-time
+             */
+            received_at: string;
+        };
+        /**
+         * TopFinding
+         * @description One rule across the fleet: how many hosts and findings it hits (muted left out).
+         */
+        TopFinding: {
+            /** Rule */
+            rule: string;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "error" | "warning" | "info";
+            /** Category */
+            category: string;
+            /** Hosts */
+            hosts: number;
+            /** Findings */
+            findings: number;
+            /** Example Message */
+            example_message: string;
+            /** Doc Url */
+            doc_url: string;
         };
         /**
          * UserCreate
@@ -1314,6 +1640,172 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SeriesRead"];
                 };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_host_config_api_v1_hosts__host_id__config_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostConfigRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_host_scores_api_v1_hosts__host_id__scores_get: {
+        parameters: {
+            query?: {
+                range?: "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreHistory"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    top_findings_api_v1_findings_top_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopFinding"][];
+                };
+            };
+        };
+    };
+    list_acks_api_v1_acks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AckRead"][];
+                };
+            };
+        };
+    };
+    create_ack_api_v1_acks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AckCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AckRead"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_ack_api_v1_acks__ack_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ack_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation Error */
             422: {

@@ -19,6 +19,9 @@ export function AppLayout() {
               Fleet
             </NavLink>
           </li>
+          <li>
+            <NavLink to="/findings">Top findings</NavLink>
+          </li>
           {isAdmin ? (
             <>
               <li className="nav-section">Settings</li>

@@ -3,6 +3,7 @@ import { createBrowserRouter } from "react-router";
 import { AuditPage } from "../features/audit/components/AuditPage";
 import { LoginPage } from "../features/auth/components/LoginPage";
 import { AgentsPage } from "../features/enrollment/components/AgentsPage";
+import { TopFindingsPage } from "../features/findings/components/TopFindingsPage";
 import { FleetPage } from "../features/fleet/components/FleetPage";
 import { HostPage } from "../features/host/components/HostPage";
 import { UsersPage } from "../features/users/components/UsersPage";
@@ -21,6 +22,8 @@ export const routes = [
     children: [
       { index: true, element: <FleetPage /> },
       { path: "hosts/:hostId", element: <HostPage /> },
+      { path: "hosts/:hostId/config", element: <HostPage tab="config" /> },
+      { path: "findings", element: <TopFindingsPage /> },
       {
         element: <RequireRole role="admin" />,
         children: [

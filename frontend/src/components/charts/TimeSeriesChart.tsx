@@ -25,6 +25,8 @@ export interface TimeSeriesChartProps {
   zeroLine?: boolean;
   /** Extra line in the tooltip summing the stacked series (e.g. Active). */
   stackTotalLabel?: string;
+  /** Fixed top of the value axis (e.g. 100 for a score); automatic when absent. */
+  yMax?: number;
   height?: number;
 }
 
@@ -59,6 +61,7 @@ export function TimeSeriesChart({
   formatValue,
   zeroLine = false,
   stackTotalLabel,
+  yMax,
   height = 220,
 }: TimeSeriesChartProps) {
   const span = domain[1] - domain[0];
@@ -86,7 +89,7 @@ export function TimeSeriesChart({
               stroke="var(--muted)"
               fontSize={11}
               width={64}
-              domain={[0, "auto"]}
+              domain={[0, yMax ?? "auto"]}
             />
             <Tooltip
               labelFormatter={(ms) => formatDateTime(Number(ms))}
@@ -142,7 +145,7 @@ export function TimeSeriesChart({
                   key={s.key}
                   dataKey={s.key}
                   name={s.label}
-                  type="monotone"
+                  type={s.kind === "step" ? "stepAfter" : "monotone"}
                   stroke={s.color}
                   strokeWidth={1.5}
                   strokeDasharray={s.dashed ? "6 4" : undefined}

@@ -7,6 +7,7 @@ export interface ChartSeries {
   key: string;
   label: string;
   color: string;
-  kind: "line" | "stacked-area";
+  /** "step" holds each value until the next one (a score changes only when re-analysed). */
+  kind: "line" | "step" | "stacked-area";
   dashed?: boolean;
 }

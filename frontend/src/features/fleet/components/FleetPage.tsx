@@ -31,6 +31,9 @@ export function FleetPage() {
         <h1 id="fleet-title">Fleet</h1>
         {fleet.data ? <span className="muted">{fleet.data.length} hosts</span> : null}
         <LiveIndicator />
+        <Link to="/findings" className="header-link">
+          Top findings across the fleet
+        </Link>
       </header>
       <LabelFilter available={labels.data} selected={selected} onToggle={toggle} onClear={clear} />
       {fleet.isPending ? (

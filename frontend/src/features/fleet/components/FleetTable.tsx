@@ -15,6 +15,7 @@ import {
 import type { LabelPair } from "../../../lib/labels";
 import { type SortState, nextSort, sortRows } from "../../../lib/sort";
 import { useNow } from "../../../lib/use-now";
+import { AnalysisCells } from "./AnalysisCells";
 import { FLEET_SORT_ACCESSORS, type FleetColumn, initialDirection } from "./fleet-columns";
 
 interface FleetTableProps {
@@ -39,6 +40,9 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
             {header("hostname", "Host", false)}
             {header("status", "Status", false)}
             <th scope="col">Labels</th>
+            {header("score", "Score")}
+            {header("errors", "Errors")}
+            {header("warnings", "Warnings")}
             {header("req_per_s", "Req/s")}
             {header("active", "Active")}
             {header("waiting", "Waiting")}
@@ -61,6 +65,7 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
               <td>
                 <LabelChips labels={host.labels} onSelect={onLabelSelect} />
               </td>
+              <AnalysisCells host={host} />
               <td className="num">{formatRate(host.req_per_s)}</td>
               <td className="num">{formatCount(host.active)}</td>
               <td className="num">{formatCount(host.waiting)}</td>

@@ -29,3 +29,20 @@ describe("fleet sorting", () => {
     expect(initialDirection("hostname")).toBe("asc");
   });
 });
+
+describe("fleet config score columns", () => {
+  const scored = (id: number, score: number | null, error = 0, warning = 0) =>
+    Object.assign(fleetHost({ id }), { score, findings: score === null ? null : { error, warning, info: 0 } });
+
+  it("puts the lowest score first on the first click, hosts without a score last", () => {
+    const hosts = [scored(1, 95), scored(2, null), scored(3, 60), scored(4, 80)];
+    const sorted = sortRows(hosts, FLEET_SORT_ACCESSORS, { key: "score", direction: initialDirection("score") });
+    expect(sorted.map((h) => h.id)).toEqual([3, 4, 1, 2]);
+  });
+
+  it("puts the most errors first on the first click", () => {
+    const hosts = [scored(1, 90, 0, 9), scored(2, 50, 2, 1), scored(3, 70, 1, 3)];
+    const sorted = sortRows(hosts, FLEET_SORT_ACCESSORS, { key: "errors", direction: initialDirection("errors") });
+    expect(sorted.map((h) => h.id)).toEqual([2, 3, 1]);
+  });
+});

@@ -1,6 +1,19 @@
 /** The fleet table's sortable columns and how each one reads its sort value. */
 import type { FleetHost, HostStatus } from "../../../api/types";
 import type { SortDirection, SortValue } from "../../../lib/sort";
+import type { SeverityCounts } from "../../config/api/types";
+
+/** The config-analysis fields of a fleet row (the latest analysis, muted findings left out). */
+export interface FleetAnalysis {
+  score: number | null;
+  findings: SeverityCounts | null;
+}
+
+/** A host's score and finding counts; null while its config has not been analysed. */
+export function fleetAnalysis(host: FleetHost): FleetAnalysis {
+  const row = host as FleetHost & Partial<FleetAnalysis>;
+  return { score: row.score ?? null, findings: row.findings ?? null };
+}
 
 export type FleetColumn =
   | "hostname"
@@ -12,7 +25,10 @@ export type FleetColumn =
   | "cpu_pct"
   | "mem_used_pct"
   | "fds"
-  | "last_seen_at";
+  | "last_seen_at"
+  | "score"
+  | "errors"
+  | "warnings";
 
 /** Worst first when sorted ascending, so trouble comes to the top with one click. */
 const STATUS_ORDER: Record<HostStatus, number> = { down: 0, stale: 1, new: 2, up: 3 };
@@ -29,9 +45,15 @@ export const FLEET_SORT_ACCESSORS: Record<FleetColumn, (host: FleetHost) => Sort
   // Closest to its limit first is what an operator looks for, not the raw count.
   fds: (h) => (h.fds_open != null && h.fds_limit ? h.fds_open / h.fds_limit : h.fds_open),
   last_seen_at: (h) => (h.last_seen_at ? Date.parse(h.last_seen_at) : null),
+  score: (h) => fleetAnalysis(h).score,
+  errors: (h) => fleetAnalysis(h).findings?.error,
+  warnings: (h) => fleetAnalysis(h).findings?.warning,
 };
 
-/** Figures start with the biggest value; names and statuses start at the top of the order. */
+/**
+ * Figures start with the biggest value; names and statuses start at the top of the order; the
+ * score starts at the lowest, so that in every case the first click puts the worst first.
+ */
 export function initialDirection(column: FleetColumn): SortDirection {
-  return column === "hostname" || column === "status" ? "asc" : "desc";
+  return column === "hostname" || column === "status" || column === "score" ? "asc" : "desc";
 }

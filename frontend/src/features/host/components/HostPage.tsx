@@ -1,6 +1,6 @@
-/** Host page (/hosts/:id): header, label editing, range picker and live charts. */
+/** Host page (/hosts/:id and /hosts/:id/config): header, labels, then the Metrics or Config tab. */
 import { Suspense, lazy } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, NavLink, useParams, useSearchParams } from "react-router";
 import type { TimeRange } from "../../../api/types";
 import { StatusBadge } from "../../../components/ui/StatusBadge";
 import { ErrorState, Loading } from "../../../components/ui/states";
@@ -14,9 +14,15 @@ import { useHost, useHostSeries } from "../api/host";
 import { HostBanners } from "./HostBanners";
 import { LabelEditor } from "./LabelEditor";
 import { RangePicker, parseRange } from "./RangePicker";
+import { ScoreHistory } from "./ScoreHistory";
+import "./host-tabs.css";
 
 // Recharts is large; it loads only when a host page is opened.
 const HostCharts = lazy(() => import("./HostCharts"));
+// The config view carries the syntax highlighter; it loads only when its tab is opened.
+const ConfigTab = lazy(() => import("../../config/components/ConfigTab"));
+
+export type HostTab = "metrics" | "config";
 
 function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange }) {
   const series = useHostSeries(hostId, range);
@@ -29,7 +35,18 @@ function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange
   );
 }
 
-export function HostPage() {
+function HostTabs({ hostId }: { hostId: number }) {
+  return (
+    <nav className="host-tabs" aria-label="host views">
+      <NavLink to={`/hosts/${hostId}`} end>
+        Metrics
+      </NavLink>
+      <NavLink to={`/hosts/${hostId}/config`}>Config</NavLink>
+    </nav>
+  );
+}
+
+export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
   const { hostId: rawId } = useParams();
   const hostId = Number(rawId);
   const [params, setParams] = useSearchParams();
@@ -86,10 +103,20 @@ export function HostPage() {
         </div>
       </dl>
       <HostBanners host={detail} />
-      <div className="toolbar">
-        <RangePicker value={range} onChange={setRange} />
-      </div>
-      <HostSeriesSection hostId={hostId} range={range} />
+      <HostTabs hostId={hostId} />
+      {tab === "config" ? (
+        <Suspense fallback={<Loading what="Loading the config view" />}>
+          <ConfigTab hostId={hostId} canAcknowledge={hasRole(me.data?.role, "operator")} />
+        </Suspense>
+      ) : (
+        <>
+          <div className="toolbar">
+            <RangePicker value={range} onChange={setRange} />
+          </div>
+          <HostSeriesSection hostId={hostId} range={range} />
+          <ScoreHistory hostId={hostId} range={range} />
+        </>
+      )}
     </section>
   );
 }

@@ -1,0 +1,192 @@
+"""Analysing a snapshot: run the engine with the host's inputs, store analysis and findings."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.analysis import ParsedConfig, parse_dump
+from app.analysis.engine import Report, analyze
+from app.configs.inputs import AnalysisInputs, gather_inputs
+from app.configs.models import (
+    AnalysisStatus,
+    ConfigAnalysis,
+    ConfigFinding,
+    ConfigSnapshot,
+    ParseStatus,
+)
+from app.configs.rescoring import apply_tally, tally
+from app.findings.muting import active_acks
+from app.hosts.models import Host
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What analysing a snapshot did: 'created', 'replaced', 'unchanged' or 'skipped'."""
+
+    action: str
+    analysis_id: int | None
+
+
+def record_summary(snapshot: ConfigSnapshot, parsed: ParsedConfig, now: datetime) -> None:
+    """Store the snapshot's file count, line count and parse problems."""
+    snapshot.file_count = len(parsed.files)
+    snapshot.line_count = len(snapshot.dump.splitlines())
+    if parsed.errors:
+        snapshot.parse_status = ParseStatus.error
+        snapshot.parse_errors = "\n".join(
+            f"{error.file}:{error.line}:{error.column}: {error.message}" for error in parsed.errors
+        )
+    else:
+        snapshot.parse_status = ParseStatus.parsed
+        snapshot.parse_errors = None
+    snapshot.analyzed_at = now
+
+
+def _run_engine(snapshot: ConfigSnapshot, inputs: AnalysisInputs, now: datetime) -> Report | str:
+    """The engine's report, or the error text when the engine itself crashed."""
+    try:
+        parsed = parse_dump(snapshot.dump)
+        record_summary(snapshot, parsed, now)
+        return analyze(parsed, inputs.facts, inputs.metrics)
+    # An engine bug must become a visible failed analysis, not a retry loop.
+    except Exception as exc:
+        log.exception("analysis engine crashed on config snapshot %d", snapshot.id)
+        snapshot.parse_status = ParseStatus.error
+        snapshot.parse_errors = f"internal error of the analysis engine: {exc!r}"
+        snapshot.analyzed_at = now
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _latest(session: Session, host_id: int) -> ConfigAnalysis | None:
+    return session.scalar(
+        select(ConfigAnalysis)
+        .where(ConfigAnalysis.host_id == host_id)
+        .order_by(ConfigAnalysis.id.desc())
+        .limit(1)
+    )
+
+
+def _fingerprint(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return sorted(pairs)
+
+
+def _stored_fingerprint(session: Session, analysis_id: int) -> list[tuple[str, str]]:
+    rows = session.execute(
+        select(ConfigFinding.key, ConfigFinding.severity).where(
+            ConfigFinding.analysis_id == analysis_id
+        )
+    )
+    return _fingerprint([(row.key, row.severity) for row in rows])
+
+
+def _finding_rows(report: Report, analysis: ConfigAnalysis) -> list[ConfigFinding]:
+    return [
+        ConfigFinding(
+            analysis_id=analysis.id,
+            host_id=analysis.host_id,
+            key=f.key,
+            rule=f.rule,
+            severity=str(f.severity),
+            category=str(f.category),
+            file=f.file,
+            line=f.line,
+            message=f.message,
+            evidence=dict(f.evidence),
+            fix=f.fix.to_dict() if f.fix is not None else None,
+            doc_url=f.doc_url,
+        )
+        for f in report.findings
+    ]
+
+
+def _fill(
+    session: Session,
+    analysis: ConfigAnalysis,
+    result: Report | str,
+    inputs: AnalysisInputs,
+    now: datetime,
+) -> None:
+    """Set the analysis's fields and findings from the engine's result."""
+    analysis.analyzed_at = now
+    analysis.inputs_digest = inputs.digest()
+    analysis.inputs = inputs.to_dict()
+    if isinstance(result, str):
+        analysis.status = AnalysisStatus.failed
+        analysis.error = result
+        analysis.score = None
+        analysis.category_scores = {}
+        analysis.error_count = analysis.warning_count = analysis.info_count = 0
+        return
+    analysis.status = AnalysisStatus.ok
+    # A crashed rule is our bug; its name stays visible next to the other rules' findings.
+    analysis.error = (
+        "; ".join(f"rule {f.rule} failed: {f.error}" for f in result.failures)
+        if result.failures
+        else None
+    )
+    acks = active_acks(session=session, now=now, host_ids=[analysis.host_id])
+    apply_tally(analysis, tally(result.findings, host_id=analysis.host_id, acks=acks))
+    session.flush()
+    session.add_all(_finding_rows(result, analysis))
+
+
+def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Outcome:
+    """Analyse a snapshot with its host's facts and last hour of metrics; commits.
+
+    Re-running with the same snapshot and inputs replaces the host's latest analysis; a run
+    whose findings equal the latest analysis of the same snapshot adds nothing. An old
+    snapshot (the host has a newer config) only gets its parse summary."""
+    snapshot = session.get(ConfigSnapshot, snapshot_id)
+    if snapshot is None:
+        log.warning("config snapshot %d vanished before analysis", snapshot_id)
+        return Outcome("skipped", None)
+    # Locking the host row makes two analyses of one host take turns (replace, not duplicate).
+    host = session.get(Host, snapshot.host_id, with_for_update=True)
+    if host is None:
+        return Outcome("skipped", None)
+    inputs = gather_inputs(session=session, host_id=host.id, now=now)
+    result = _run_engine(snapshot, inputs, now)
+    if host.config_hash != snapshot.hash:
+        session.commit()
+        return Outcome("skipped", None)
+    latest = _latest(session, host.id)
+    if (
+        latest is not None
+        and latest.snapshot_id == snapshot.id
+        and latest.inputs_digest == inputs.digest()
+    ):
+        session.execute(delete(ConfigFinding).where(ConfigFinding.analysis_id == latest.id))
+        _fill(session, latest, result, inputs, now)
+        session.commit()
+        return Outcome("replaced", latest.id)
+    if (
+        latest is not None
+        and latest.snapshot_id == snapshot.id
+        and latest.status is AnalysisStatus.ok
+        and not isinstance(result, str)
+        and _stored_fingerprint(session, latest.id)
+        == _fingerprint([(f.key, str(f.severity)) for f in result.findings])
+    ):
+        session.commit()
+        return Outcome("unchanged", latest.id)
+    analysis = ConfigAnalysis(host_id=host.id, snapshot_id=snapshot.id)
+    session.add(analysis)
+    _fill(session, analysis, result, inputs, now)
+    session.commit()
+    return Outcome("created", analysis.id)
+
+
+def current_snapshot_id(*, session: Session, host_id: int) -> int | None:
+    """The id of the snapshot matching the host's current config hash, if stored."""
+    return session.scalar(
+        select(ConfigSnapshot.id)
+        .join(Host, (Host.id == ConfigSnapshot.host_id) & (Host.config_hash == ConfigSnapshot.hash))
+        .where(Host.id == host_id)
+    )

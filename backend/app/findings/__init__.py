@@ -1,0 +1,1 @@
+"""Acknowledgements (mutes) of findings and the fleet-wide view of findings."""
