@@ -22,6 +22,8 @@ export function fleetHost(overrides: Partial<FleetHost> = {}): FleetHost {
     mem_used_pct: 40,
     fds_open: 40,
     fds_limit: 1024,
+    score: null,
+    findings: null,
     ...overrides,
   };
 }

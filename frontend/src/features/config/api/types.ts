@@ -1,12 +1,21 @@
-/** Shapes of the config-analysis API (docs/http-api.md, "Config analysis"). */
+/** Shapes of the config-analysis API, named from the generated OpenAPI schema. */
+import type { components } from "../../../api/schema";
 
-export type Severity = "error" | "warning" | "info";
+type Schemas = components["schemas"];
 
-export interface SeverityCounts {
-  error: number;
-  warning: number;
-  info: number;
-}
+export type Severity = Schemas["FindingRead"]["severity"];
+export type SeverityCounts = Schemas["FindingCounts"];
+export type Finding = Schemas["FindingRead"];
+export type ConfigFile = Schemas["ConfigFileRead"];
+export type ConfigSnapshot = Schemas["SnapshotRead"];
+export type ConfigAnalysis = Schemas["AnalysisRead"];
+export type HostConfig = Schemas["HostConfigRead"];
+export type ScorePoint = Schemas["ScorePoint"];
+export type Ack = Schemas["AckRead"];
+export type TopFinding = Schemas["TopFinding"];
+
+/** The POST /acks body with every field spelled out (null: fleet-wide, every finding, no expiry). */
+export type AckCreate = Required<Schemas["AckCreate"]>;
 
 /** The fix a rule proposes, as the engine describes it (app/analysis/findings.py `Fix`). */
 export interface FindingFix {
@@ -19,90 +28,5 @@ export interface FindingFix {
   note?: string;
 }
 
-export interface Finding {
-  id: number;
-  key: string;
-  rule: string;
-  severity: Severity;
-  category: string;
-  file: string;
-  line: number;
-  message: string;
-  evidence: Record<string, unknown>;
-  /** Free-form on the wire; read it through `readFix`. */
-  fix: Record<string, unknown> | null;
-  doc_url: string;
-  muted: boolean;
-  ack_id: number | null;
-}
-
-export interface ConfigFile {
-  path: string;
-  text: string;
-  line_count: number;
-}
-
-export interface ConfigSnapshot {
-  id: number;
-  hash: string;
-  received_at: string;
-}
-
-export interface ConfigAnalysis {
-  id: number;
-  analyzed_at: string;
-  status: "ok" | "failed";
-  /** Null when the engine failed. */
-  score: number | null;
-  categories: Record<string, number>;
-  counts: SeverityCounts;
-  error: string | null;
-  findings: Finding[];
-}
-
-export interface HostConfig {
-  host_id: number;
-  snapshot: ConfigSnapshot | null;
-  files: ConfigFile[];
-  analysis: ConfigAnalysis | null;
-}
-
-export interface ScorePoint {
-  ts: string;
-  score: number;
-  errors: number;
-  warnings: number;
-  infos: number;
-}
-
 export const SCORE_RANGES = ["24h", "7d", "30d"] as const;
 export type ScoreRange = (typeof SCORE_RANGES)[number];
-
-export interface Ack {
-  id: number;
-  rule: string;
-  host_id: number | null;
-  finding_key: string | null;
-  reason: string;
-  created_by: string;
-  created_at: string;
-  expires_at: string | null;
-}
-
-export interface AckCreate {
-  rule: string;
-  host_id: number | null;
-  finding_key: string | null;
-  reason: string;
-  expires_at: string | null;
-}
-
-export interface TopFinding {
-  rule: string;
-  severity: Severity;
-  category: string;
-  hosts: number;
-  findings: number;
-  example_message: string;
-  doc_url: string;
-}

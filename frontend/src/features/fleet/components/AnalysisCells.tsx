@@ -3,10 +3,9 @@ import { Link } from "react-router";
 import type { FleetHost } from "../../../api/types";
 import { formatCount } from "../../../lib/format";
 import { ScoreBadge } from "../../config/components/ScoreBadge";
-import { fleetAnalysis } from "./fleet-columns";
 
 export function AnalysisCells({ host }: { host: FleetHost }) {
-  const { score, findings } = fleetAnalysis(host);
+  const { score, findings } = host;
   return (
     <>
       <td className="num">

@@ -32,7 +32,7 @@ describe("fleet sorting", () => {
 
 describe("fleet config score columns", () => {
   const scored = (id: number, score: number | null, error = 0, warning = 0) =>
-    Object.assign(fleetHost({ id }), { score, findings: score === null ? null : { error, warning, info: 0 } });
+    fleetHost({ id, score, findings: score === null ? null : { error, warning, info: 0 } });
 
   it("puts the lowest score first on the first click, hosts without a score last", () => {
     const hosts = [scored(1, 95), scored(2, null), scored(3, 60), scored(4, 80)];

@@ -1,19 +1,6 @@
 /** The fleet table's sortable columns and how each one reads its sort value. */
 import type { FleetHost, HostStatus } from "../../../api/types";
 import type { SortDirection, SortValue } from "../../../lib/sort";
-import type { SeverityCounts } from "../../config/api/types";
-
-/** The config-analysis fields of a fleet row (the latest analysis, muted findings left out). */
-export interface FleetAnalysis {
-  score: number | null;
-  findings: SeverityCounts | null;
-}
-
-/** A host's score and finding counts; null while its config has not been analysed. */
-export function fleetAnalysis(host: FleetHost): FleetAnalysis {
-  const row = host as FleetHost & Partial<FleetAnalysis>;
-  return { score: row.score ?? null, findings: row.findings ?? null };
-}
 
 export type FleetColumn =
   | "hostname"
@@ -45,9 +32,10 @@ export const FLEET_SORT_ACCESSORS: Record<FleetColumn, (host: FleetHost) => Sort
   // Closest to its limit first is what an operator looks for, not the raw count.
   fds: (h) => (h.fds_open != null && h.fds_limit ? h.fds_open / h.fds_limit : h.fds_open),
   last_seen_at: (h) => (h.last_seen_at ? Date.parse(h.last_seen_at) : null),
-  score: (h) => fleetAnalysis(h).score,
-  errors: (h) => fleetAnalysis(h).findings?.error,
-  warnings: (h) => fleetAnalysis(h).findings?.warning,
+  // From the latest analysis, muted findings left out; null until the config is analysed.
+  score: (h) => h.score,
+  errors: (h) => h.findings?.error,
+  warnings: (h) => h.findings?.warning,
 };
 
 /**

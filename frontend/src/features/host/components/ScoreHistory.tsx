@@ -22,8 +22,10 @@ export function ScoreHistory({ hostId, range }: { hostId: number; range: TimeRan
   if (scores.isError)
     return <p className="state state-error">Could not load the score history: {scores.error.message}</p>;
   return (
-    <Suspense fallback={<Loading what="Loading chart" />}>
-      <ScoreChart points={scores.data.points} range={scoreRange} now={now} />
-    </Suspense>
+    <div className="score-history">
+      <Suspense fallback={<Loading what="Loading chart" />}>
+        <ScoreChart points={scores.data.points} range={scoreRange} now={now} />
+      </Suspense>
+    </div>
   );
 }
