@@ -11,7 +11,8 @@ class Directive:
     """One directive (or map/types entry) with its position in the original text.
 
     `start`/`end` index the file's `ConfigFile.text` (str offsets, so `text[start:end]` is the
-    directive from the first character of its name to just after its ';' or closing '}').
+    directive from the first character of its name to just after its ';' or closing '}');
+    `ConfigFile.byte_span` gives the same span in UTF-8 bytes of the file.
     """
 
     name: str
@@ -121,6 +122,11 @@ class ConfigFile:
     comments: list[Comment] = field(default_factory=list)
     # The file's own top-level directives before include resolution.
     directives: list[Directive] = field(default_factory=list)
+
+    def byte_span(self, start: int, end: int) -> tuple[int, int]:
+        """The UTF-8 byte offsets of the str span text[start:end], for edits of the raw file."""
+        head = len(self.text[:start].encode())
+        return head, head + len(self.text[start:end].encode())
 
 
 @dataclass(slots=True, frozen=True)

@@ -143,3 +143,13 @@ def test_random_bytes_never_raise() -> None:
         for node in config.walk():
             assert 0 <= node.start <= node.end <= len(text)
             assert node.line >= 1
+
+
+def test_byte_spans_count_utf8_bytes_of_non_ascii_text() -> None:
+    text = "# café ☕\nworker_processes 2;\n"
+    config = parse_text(text)
+    directive = config.find("worker_processes")[0]
+    start, end = config.files[directive.file].byte_span(directive.start, directive.end)
+    raw = text.encode()
+    assert raw[start:end] == b"worker_processes 2;"
+    assert start == text.index("worker") + len("é☕".encode()) - 2
