@@ -42,7 +42,7 @@ class AgentMismatchError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _Committed:
+class Committed:
     """What the push stored, for the work done after the commit."""
 
     reply: PushReply
@@ -73,12 +73,12 @@ def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: dateti
     return session.execute(statement).scalar_one_or_none() is not None
 
 
-def _live_event(
-    session: Session,
+def live_event(
     host: AuthenticatedHost,
     payload: PushPayload,
     newest: dict[str, Any],
     host_fields: dict[str, Any],
+    analysis: dict[str, Any] | None,
     now: datetime,
 ) -> dict[str, Any]:
     """The `sample` event of docs/http-api.md for the newest accepted sample."""
@@ -89,7 +89,7 @@ def _live_event(
         nginx_version=nginx_version or host.nginx_version,
         now=now,
         push_interval_s=get_settings().push_interval_s,
-        analysis=latest_analysis_columns(session, host.id),
+        analysis=analysis,
     )
     point = SeriesPoint(ts=newest["ts"], **{name: newest[name] for name in CHARTED_FIELDS})
     return {
@@ -99,15 +99,32 @@ def _live_event(
     }
 
 
-def _stub_status_error(row: dict[str, Any]) -> str | None:
+def stub_status_error(row: dict[str, Any]) -> str | None:
     """Why stub_status could not be read in this sample row, if it could not."""
     error: str | None = row["extra"].get("stub_status", {}).get("error")
     return error
 
 
+def late_sample_range(
+    accepted: list[dict[str, Any]], now: datetime
+) -> tuple[datetime, datetime] | None:
+    """The span of accepted rows to roll up on their own, when they missed the periodic one."""
+    if accepted and accepted[0]["ts"] < now - LATE_SAMPLE_AGE:
+        return (accepted[0]["ts"], accepted[-1]["ts"])
+    return None
+
+
+def check_agent(host: AuthenticatedHost, payload: PushPayload) -> None:
+    """Refuse a push that names another agent than the token's."""
+    if payload.agent_id != host.agent_id:
+        raise AgentMismatchError(
+            f"this token belongs to agent {host.agent_id}, not to {payload.agent_id}"
+        )
+
+
 def _store(
     session: Session, host: AuthenticatedHost, payload: PushPayload, now: datetime
-) -> _Committed:
+) -> Committed:
     """Every database write of a push, in one transaction; commits."""
     stored = store_samples(
         session,
@@ -127,7 +144,7 @@ def _store(
             last_seq=newest["seq"],
             nginx_up=newest["nginx_up"],
             stub_status_available=newest["stub_status_available"],
-            stub_status_error=_stub_status_error(newest),
+            stub_status_error=stub_status_error(newest),
         )
     facts_changed = payload.facts is not None and _store_facts(session, host.id, payload.facts, now)
     stored_hash = host.config_hash
@@ -155,11 +172,11 @@ def _store(
             "last_seen_at": now,
             "nginx_up": accepted[-1]["nginx_up"],
             "stub_status_available": accepted[-1]["stub_status_available"],
-            "stub_status_error": _stub_status_error(accepted[-1]),
+            "stub_status_error": stub_status_error(accepted[-1]),
         }
-        event = _live_event(session, host, payload, accepted[-1], status_fields, now)
-        if accepted[0]["ts"] < now - LATE_SAMPLE_AGE:
-            late_range = (accepted[0]["ts"], accepted[-1]["ts"])
+        analysis = latest_analysis_columns(session, host.id)
+        event = live_event(host, payload, accepted[-1], status_fields, analysis, now)
+        late_range = late_sample_range(accepted, now)
     reply = PushReply(
         accepted=len(stored.inserted),
         duplicates=len(stored.rows) - len(stored.inserted),
@@ -167,7 +184,7 @@ def _store(
         push_interval_s=get_settings().push_interval_s,
         actions=[],
     )
-    return _Committed(
+    return Committed(
         reply=reply,
         new_snapshot_id=new_snapshot_id,
         reanalyze_snapshot_id=reanalyze_snapshot_id,
@@ -180,11 +197,14 @@ def ingest_push(
     *, session: Session, host: AuthenticatedHost, payload: PushPayload, now: datetime
 ) -> PushReply:
     """Store a push (idempotent on seq), then announce it and queue its follow-up work."""
-    if payload.agent_id != host.agent_id:
-        raise AgentMismatchError(
-            f"this token belongs to agent {host.agent_id}, not to {payload.agent_id}"
-        )
+    check_agent(host, payload)
     committed = _store(session, host, payload, now)
+    announce(host.id, committed)
+    return committed.reply
+
+
+def announce(host_id: int, committed: Committed) -> None:
+    """The work after a push's commit: analyses and rollups to queue, the live event."""
     # Past this point the push is stored: a broker or Redis outage is logged, not turned into
     # an error that would make the agent resend what we already have.
     if committed.new_snapshot_id is not None:
@@ -194,12 +214,11 @@ def ingest_push(
     if committed.late_range is not None:
         start, end = committed.late_range
         try:
-            rollup_range.delay(host.id, start.isoformat(), end.isoformat())
+            rollup_range.delay(host_id, start.isoformat(), end.isoformat())
         except (KombuError, RedisError, OSError):
-            log.exception("could not queue the rollup of late samples of host %d", host.id)
+            log.exception("could not queue the rollup of late samples of host %d", host_id)
     if committed.event is not None:
         try:
             pubsub.publish("sample", committed.event)
         except RedisError:
-            log.exception("could not publish the live event of host %d", host.id)
-    return committed.reply
+            log.exception("could not publish the live event of host %d", host_id)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, bindparam, select
+from sqlalchemy import Row, and_, bindparam, select
 from sqlalchemy.orm import Session
 
 from app.agents.schemas import EnrollRequest
@@ -87,8 +89,9 @@ _facts = table_of(HostFacts)
 _samples = table_of(Sample)
 
 # Built once: every push runs it, and plain table columns skip the ORM's per-query work.
-_AUTHENTICATE = (
+_HOSTS_OF_TOKENS = (
     select(
+        _hosts.c.token_hash,
         _hosts.c.id,
         _hosts.c.agent_id,
         _hosts.c.hostname,
@@ -105,17 +108,24 @@ _AUTHENTICATE = (
     .outerjoin(
         _samples, and_(_samples.c.host_id == _hosts.c.id, _samples.c.seq == _hosts.c.last_seq)
     )
-    .where(_hosts.c.token_hash == bindparam("token_hash"))
+    .where(_hosts.c.token_hash.in_(bindparam("token_hashes", expanding=True)))
 )
+
+
+def authenticate_many(*, session: Session, tokens: Iterable[str]) -> dict[str, AuthenticatedHost]:
+    """The hosts of bearer tokens, by token (one query); unknown tokens are left out."""
+    token_of_hash = {hash_token(token): token for token in tokens}
+    rows = session.connection().execute(_HOSTS_OF_TOKENS, {"token_hashes": list(token_of_hash)})
+    return {token_of_hash[row.token_hash]: _authenticated_host(row) for row in rows}
 
 
 def authenticate(*, session: Session, token: str) -> AuthenticatedHost | None:
     """The host of a bearer token (one query: host, facts and newest counters), or None."""
-    row = (
-        session.connection().execute(_AUTHENTICATE, {"token_hash": hash_token(token)}).one_or_none()
-    )
-    if row is None:
-        return None
+    return authenticate_many(session=session, tokens=[token]).get(token)
+
+
+def _authenticated_host(row: Row[Any, *tuple[Any, ...]]) -> AuthenticatedHost:
+    """An AuthenticatedHost from a row of _HOSTS_OF_TOKENS."""
     reading = (
         CounterReading(ts=row.ts, accepts=row.accepts, handled=row.handled, requests=row.requests)
         if row.ts is not None

@@ -116,6 +116,24 @@ def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]
     return set(session.connection().execute(statement, list(rows)).scalars())
 
 
+@lru_cache(maxsize=2)
+def _insert_of_many_hosts(dialect: str) -> Any:
+    """INSERT … ON CONFLICT DO NOTHING RETURNING host_id, seq, built once per dialect."""
+    return (
+        insert_for_dialect(dialect, _samples)
+        .on_conflict_do_nothing(index_elements=["host_id", "seq"])
+        .returning(_samples.c.host_id, _samples.c.seq)
+    )
+
+
+def insert_rows_of_hosts(session: Session, rows: Sequence[dict[str, Any]]) -> set[tuple[int, int]]:
+    """Insert rows of any hosts in one statement, skipping stored (host_id, seq); returns the
+    (host_id, seq) pairs inserted."""
+    statement = _insert_of_many_hosts(dialect_name(session))
+    result = session.connection().execute(statement, list(rows))
+    return {(host_id, seq) for host_id, seq in result}
+
+
 _RATE_UPDATE = (
     update(_samples)
     .where(and_(_samples.c.host_id == bindparam("b_host_id"), _samples.c.seq == bindparam("b_seq")))
