@@ -11,10 +11,10 @@ DEMO_ARGS ?=
 BENCH_ARGS ?=
 PY_DIRS := backend agent demo bench
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
-TEST_SUITES ?= test-backend test-agent test-demo test-frontend test-e2e
+TEST_SUITES ?= test-backend test-agent test-demo test-bench test-frontend test-e2e
 
 .PHONY: help install install-python install-node build run demo check check-python check-frontend \
-        check-migrations test test-backend test-agent test-demo test-frontend test-e2e openapi \
+        check-migrations test test-backend test-agent test-demo test-bench test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
@@ -70,7 +70,7 @@ check-migrations: ## alembic check against a scratch PostgreSQL database
 	DATABASE_URL="$$server/$$db" .venv/bin/alembic check
 
 # Each suite runs even when an earlier one failed; `make test` fails if any of them did.
-test: ## every test suite (backend, agent, demo, frontend, end-to-end; or TEST_SUITES="...")
+test: ## every test suite (backend, agent, demo, bench harness, frontend, end-to-end; or TEST_SUITES="...")
 	@failed=(); \
 	for suite in $(TEST_SUITES); do \
 	  $(MAKE) --no-print-directory $$suite || failed+=("$$suite"); \
@@ -92,6 +92,9 @@ test-agent: ## pytest agent/tests (real nginx)
 
 test-demo: ## pytest demo/tests (templates against the real nginx, traffic limits)
 	$(call pytest_suite,demo/tests)
+
+test-bench: ## pytest bench/tests (harness checks and short runs of every benchmark; needs wrk)
+	$(call pytest_suite,bench/tests)
 
 test-frontend: ## vitest of the UI
 	cd frontend && npm test

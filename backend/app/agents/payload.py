@@ -7,7 +7,7 @@ from collections.abc import AsyncIterable
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from app.agents.schemas import PushPayload
@@ -127,6 +127,29 @@ def parse_push_payload(raw: bytes) -> PushPayload:
     if not isinstance(document, dict):
         raise PayloadRejected(422, "body: must be a JSON object")
     try:
-        return PushPayload.model_validate(document)
+        payload = PushPayload.model_validate(document)
     except ValidationError as error:
         raise PayloadRejected(422, describe_validation_error(error)) from error
+    # JSON can only carry NUL escaped; the byte search keeps the common case free.
+    if b"\\u0000" in raw:
+        _replace_nul(payload)
+    return payload
+
+
+def _replace_nul(value: Any) -> Any:
+    """value with NUL characters replaced by U+FFFD, models changed in place.
+
+    PostgreSQL text and jsonb cannot hold NUL. Refusing the push would lose its samples on every
+    retry (a config dump with a binary blob is resent until stored), so the character is
+    replaced after validation, which keeps the agent's config hash as sent."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            setattr(value, name, _replace_nul(getattr(value, name)))
+        return value
+    if isinstance(value, list):
+        return [_replace_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _replace_nul(item) for key, item in value.items()}
+    return value

@@ -317,3 +317,22 @@ def test_config_wanted_when_the_hash_is_unknown(
     assert push(client, host, body).json()["config_wanted"] is True
     count = db_session.scalar(select(func.count()).select_from(ConfigSnapshot))
     assert count == 0
+
+
+def test_nul_characters_are_stored_as_replacement_characters_keeping_the_hash(
+    client: TestClient, db_session: Session, host: HostWithToken
+) -> None:
+    dump = NGINX_DUMP + "# a binary blob: \x00\x01\n"
+    failing = sample(1, recent(20))
+    failing["stub_status"] = {"available": False, "error": "read failed: \x00"}
+    body = body_for(host, [failing], config_dump=dump)
+    reply = push(client, host, body)
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["accepted"] == 1
+    snapshot = db_session.scalars(select(ConfigSnapshot)).one()
+    assert "\x00" not in snapshot.dump and "blob: \ufffd\x01" in snapshot.dump
+    assert snapshot.hash == body["config_hash"]
+    assert stored(db_session, host.id)[0].extra["stub_status"]["error"] == "read failed: \ufffd"
+    again = body_for(host, [sample(2, recent(10))])
+    again["config_hash"] = body["config_hash"]
+    assert push(client, host, again).json()["config_wanted"] is False
