@@ -22,7 +22,7 @@ from app.hosts.models import Host
 from app.metrics.models import Sample
 from app.models import Base
 from fastapi import HTTPException
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -174,12 +174,40 @@ def test_another_agents_push_and_a_bad_body_are_refused_alone(
     assert rates(db_session, other.id) == {}
 
 
-def test_a_push_the_database_refuses_fails_alone(database_url: str, db_session: Session) -> None:
+@pytest.fixture
+def samples_refusing_poison(db_session: Session) -> Iterator[str]:
+    """A real PostgreSQL trigger that refuses samples whose stub_status error is the poison."""
+    poison = "refuse this sample"
+    db_session.execute(
+        text(
+            "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"IF NEW.extra->'stub_status'->>'error' = '{poison}' THEN "
+            "RAISE EXCEPTION 'poisoned sample'; END IF; RETURN NEW; END $$"
+        )
+    )
+    db_session.execute(
+        text(
+            "CREATE TRIGGER refuse_poison BEFORE INSERT ON samples "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_poison()"
+        )
+    )
+    db_session.commit()
+    try:
+        yield poison
+    finally:
+        db_session.rollback()
+        db_session.execute(text("DROP TRIGGER refuse_poison ON samples"))
+        db_session.execute(text("DROP FUNCTION refuse_poison()"))
+        db_session.commit()
+
+
+def test_a_push_the_database_refuses_fails_alone(
+    database_url: str, db_session: Session, samples_refusing_poison: str
+) -> None:
     good, bad = make_host(), make_host(hostname="web-2")
     start = recent(60)
-    # PostgreSQL's jsonb cannot hold a NUL character: the batch INSERT fails on this push.
     poisoned = sample(1, start)
-    poisoned["stub_status"]["error"] = "broken\u0000reply"
+    poisoned["stub_status"] = {"available": False, "error": samples_refusing_poison}
     outcomes = store_batch([one_sample(good, 1, start, 100), request_of(bad, [poisoned])])
     assert reply_of(outcomes[0]).accepted == 1
     assert isinstance(outcomes[1], DBAPIError)
