@@ -54,11 +54,13 @@ class Sampler:
             # nginx (re)started: its config and binary may have changed under the same mtimes.
             self._master_pid = processes["nginx"]["master_pid"]
             self._refresh_config(force=True)
-        stub = self.stub_status.collect() if processes["nginx"]["up"] else not_running()
-        if stub["stub_status"]["error"] == NO_LOCATION_ERROR and self.config_collector.error:
+        counters = self.stub_status.collect() if processes["nginx"]["up"] else not_running()
+        if counters["stub_status"]["error"] == NO_LOCATION_ERROR and self.config_collector.error:
             # Nothing was discovered because the config could not be read: say that instead.
-            stub["stub_status"]["error"] = f"stub_status URL unknown: {self.config_collector.error}"
-        return {"ts": ts, **processes, **stub, **self.system.collect()}
+            counters["stub_status"]["error"] = (
+                f"stub_status URL unknown: {self.config_collector.error}"
+            )
+        return {"ts": ts, **processes, **counters, **self.system.collect()}
 
     def close(self) -> None:
         """Release network resources."""

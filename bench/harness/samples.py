@@ -213,9 +213,9 @@ def lua_push_template() -> str:
     )
     sample["seq"] = "@SEQ@"
     sample["ts"] = "@TS@"
-    stub = sample["stub_status"]
-    stub["accepts"] = stub["handled"] = "@ACCEPTS@"
-    stub["requests"] = "@REQUESTS@"
+    status_page = sample["stub_status"]
+    status_page["accepts"] = status_page["handled"] = "@ACCEPTS@"
+    status_page["requests"] = "@REQUESTS@"
     sample["system"]["network"] = {"rx_bytes": "@RX_BYTES@", "tx_bytes": "@TX_BYTES@"}
     body = push_body(agent_id="@AGENT_ID@", hostname="@HOSTNAME@", samples=[sample])
     text = json.dumps(body, separators=(",", ":"))

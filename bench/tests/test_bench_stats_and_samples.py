@@ -53,8 +53,8 @@ def test_a_day_of_samples_is_8640_rows_ten_seconds_apart_with_growing_counters()
         assert later["stub_status"]["requests"] > earlier["stub_status"]["requests"]
         assert later["stub_status"]["accepts"] > earlier["stub_status"]["accepts"]
     for sample in day[:50]:
-        stub = sample["stub_status"]
-        assert stub["active"] == stub["reading"] + stub["writing"] + stub["waiting"]
+        page = sample["stub_status"]
+        assert page["active"] == page["reading"] + page["writing"] + page["waiting"]
 
 
 def test_a_full_push_of_500_samples_stays_under_the_ingest_limit() -> None:

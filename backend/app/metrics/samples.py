@@ -25,7 +25,7 @@ def _compact(values: dict[str, Any]) -> dict[str, Any]:
 
 def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
     """The samples-table row of one pushed sample (rates not yet derived)."""
-    stub = sample.stub_status
+    status_page = sample.stub_status
     system = sample.system
     cpu = system.cpu if system else None
     memory = system.memory if system else None
@@ -35,7 +35,7 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
     processes = sample.nginx_processes
     extra = {
         "nginx": _compact({"error": sample.nginx.error, "master_pid": sample.nginx.master_pid}),
-        "stub_status": _compact({"url": stub.url, "error": stub.error}),
+        "stub_status": _compact({"url": status_page.url, "error": status_page.error}),
         "cpu": _compact(
             {"per_core_pct": cpu.per_core_pct, "iowait_pct": cpu.iowait_pct} if cpu else {}
         ),
@@ -59,14 +59,14 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
         "ts": sample.ts,
         "nginx_up": sample.nginx.up,
         "workers": sample.nginx.workers,
-        "stub_status_available": stub.available,
-        "active": stub.active,
-        "reading": stub.reading,
-        "writing": stub.writing,
-        "waiting": stub.waiting,
-        "accepts": stub.accepts,
-        "handled": stub.handled,
-        "requests": stub.requests,
+        "stub_status_available": status_page.available,
+        "active": status_page.active,
+        "reading": status_page.reading,
+        "writing": status_page.writing,
+        "waiting": status_page.waiting,
+        "accepts": status_page.accepts,
+        "handled": status_page.handled,
+        "requests": status_page.requests,
         "req_per_s": None,
         "accepts_per_s": None,
         "drops_per_s": None,
