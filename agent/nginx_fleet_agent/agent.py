@@ -42,7 +42,7 @@ class Agent:
             token=state.host_token,
         )
         self._sampler = sampler or Sampler(config)
-        self._backoff = backoff or Backoff()
+        self._backoff = backoff or Backoff(cap_s=config.backoff_cap_s)
         self.stop_event = threading.Event()
         self.interval_s = config.push_interval_s
         self.push_stopped = False

@@ -37,6 +37,7 @@ class AgentConfig:
     tls_verify: bool = True
     ca_file: Path | None = None
     request_timeout_s: float = defaults.REQUEST_TIMEOUT_S
+    backoff_cap_s: float = defaults.BACKOFF_CAP_S
     config_rescan_cycles: int = defaults.CONFIG_RESCAN_CYCLES
     log_level: str = defaults.LOG_LEVEL
 
@@ -146,6 +147,8 @@ def _build(values: dict[str, Any], *, source: str) -> AgentConfig:
         )
     if config.request_timeout_s <= 0:
         raise ConfigError("request_timeout_s must be > 0")
+    if config.backoff_cap_s < defaults.BACKOFF_BASE_S:
+        raise ConfigError(f"backoff_cap_s must be >= {defaults.BACKOFF_BASE_S:g}")
     return config
 
 

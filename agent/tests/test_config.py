@@ -108,3 +108,12 @@ def test_parse_label() -> None:
 def test_shipped_example_holds_the_defaults() -> None:
     example = Path(__file__).resolve().parents[1] / "packaging" / "agent.toml.example"
     assert load_config(example, env={}) == AgentConfig()
+
+
+def test_backoff_cap_is_configurable_and_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "agent.toml"
+    path.write_text("backoff_cap_s = 5\n")
+    assert load_config(path, env={}).backoff_cap_s == 5
+    path.write_text("backoff_cap_s = 0.5\n")
+    with pytest.raises(ConfigError, match="backoff_cap_s must be >= 1"):
+        load_config(path, env={})
