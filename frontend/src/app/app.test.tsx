@@ -131,6 +131,15 @@ describe("host page", () => {
     );
   });
 
+  it("keeps the chosen time range when switching between the Metrics and Config tabs", async () => {
+    server.reply("GET", "/api/v1/hosts/3", { status: 200, body: hostDetail({ id: 3 }) });
+    const { router } = renderApp("/hosts/3?range=6h", server.origin);
+    await userEvent.click(await screen.findByRole("link", { name: "Config" }));
+    expect(router.state.location.pathname + router.state.location.search).toBe("/hosts/3/config?range=6h");
+    await userEvent.click(screen.getByRole("link", { name: "Metrics" }));
+    expect(router.state.location.pathname + router.state.location.search).toBe("/hosts/3?range=6h");
+  });
+
   it("saves an added label with PATCH and the CSRF header, and keeps bad input with its error", async () => {
     server.reply("GET", "/api/v1/hosts/3", { status: 200, body: hostDetail({ id: 3, labels: { env: "prod" } }) });
     server.reply("PATCH", "/api/v1/hosts/3", {

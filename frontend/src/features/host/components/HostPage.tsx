@@ -35,13 +35,14 @@ function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange
   );
 }
 
-function HostTabs({ hostId }: { hostId: number }) {
+/** Tabs that keep the query string, so the chosen time range survives a visit to Config. */
+function HostTabs({ hostId, search }: { hostId: number; search: string }) {
   return (
     <nav className="host-tabs" aria-label="host views">
-      <NavLink to={`/hosts/${hostId}`} end>
+      <NavLink to={{ pathname: `/hosts/${hostId}`, search }} end>
         Metrics
       </NavLink>
-      <NavLink to={`/hosts/${hostId}/config`}>Config</NavLink>
+      <NavLink to={{ pathname: `/hosts/${hostId}/config`, search }}>Config</NavLink>
     </nav>
   );
 }
@@ -103,7 +104,7 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
         </div>
       </dl>
       <HostBanners host={detail} />
-      <HostTabs hostId={hostId} />
+      <HostTabs hostId={hostId} search={params.toString()} />
       {tab === "config" ? (
         <Suspense fallback={<Loading what="Loading the config view" />}>
           <ConfigTab hostId={hostId} canAcknowledge={hasRole(me.data?.role, "operator")} />
