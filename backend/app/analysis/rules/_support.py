@@ -130,6 +130,19 @@ def make_fix(
     )
 
 
+def set_or_add(
+    directive: str,
+    args: Iterable[str],
+    node: Directive | None,
+    block: Directive,
+    note: str = "",
+) -> Fix:
+    """Change `node` when the directive is written, else add it into `block`."""
+    if node is not None:
+        return make_fix("set", directive, args, node, note)
+    return make_fix("add", directive, args, block, note)
+
+
 def main_anchor(config: ParsedConfig) -> Directive | None:
     """The first top-level directive of the main file: where main-context additions are anchored."""
     main_file = config.main_file

@@ -13,6 +13,7 @@ from app.analysis.rules._support import (
     locations_in,
     make_fix,
     parse_size,
+    set_or_add,
     setting,
     unique_by_anchor,
 )
@@ -76,11 +77,7 @@ def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
         if anchor is None:
             return
         value = [str(fitting_connections)]
-        fix = (
-            make_fix("set", "worker_connections", value, anchor)
-            if wc_node is not None
-            else make_fix("add", "worker_connections", value, anchor)
-        )
+        fix = set_or_add("worker_connections", value, wc_node, anchor)
     yield get_rule("B-proxy-memory").finding(
         at=anchor,
         directive="proxy_buffers",

@@ -17,6 +17,7 @@ from app.analysis.rules._support import (
     make_fix,
     parse_size,
     server_of,
+    set_or_add,
     setting,
     unique_by_anchor,
     upstream_name,
@@ -140,11 +141,7 @@ def _cache_companion(
         if not is_weak(node):
             continue
         anchor = node if node is not None else cache
-        fix = (
-            make_fix("set", name, args, node, note)
-            if node is not None
-            else make_fix("add", name, args, cache.parent or cache, note)
-        )
+        fix = set_or_add(name, args, node, cache.parent or cache, note)
         pairs.append(
             (
                 anchor,

@@ -16,6 +16,7 @@ from app.analysis.rules._support import (
     own,
     parse_size,
     server_of,
+    set_or_add,
     setting,
     unique_by_anchor,
     weak_spots,
@@ -100,11 +101,7 @@ def check_gzip_off(ctx: RuleContext) -> Iterator[Finding]:
             # gzip off in one location is a deliberate choice (BREACH, pre-compressed bodies).
             continue
         note = "with gzip_types " + " ".join(RECOMMENDED_TYPES)
-        fix = (
-            make_fix("set", "gzip", ["on"], node, note)
-            if node is not None
-            else make_fix("add", "gzip", ["on"], anchor, note)
-        )
+        fix = set_or_add("gzip", ["on"], node, anchor, note)
         shown = "gzip off" if node is not None else "gzip is not enabled (default off)"
         yield get_rule("G-off").finding(
             at=anchor,
@@ -152,11 +149,7 @@ def check_gzip_min_length(ctx: RuleContext) -> Iterator[Finding]:
         scope: Directive, node: Directive | None, holder: Directive
     ) -> tuple[str, Fix, dict[str, object]]:
         value = node.args[0] if node is not None else f"{DEFAULT_MIN_LENGTH} (default)"
-        fix = (
-            make_fix("set", "gzip_min_length", ["1024"], node)
-            if node is not None
-            else make_fix("add", "gzip_min_length", ["1024"], holder)
-        )
+        fix = set_or_add("gzip_min_length", ["1024"], node, holder)
         message = (
             f"gzip_min_length {value} bytes: responses that small grow when compressed and "
             "still cost CPU; 1024 skips them"
@@ -192,11 +185,7 @@ def check_gzip_types(ctx: RuleContext) -> Iterator[Finding]:
             args = list(RECOMMENDED_TYPES)
         else:
             args = [t for t in node.args if t not in compressed] + missing
-        fix = (
-            make_fix("set", "gzip_types", args, node)
-            if node is not None
-            else make_fix("add", "gzip_types", args, holder)
-        )
+        fix = set_or_add("gzip_types", args, node, holder)
         parts = []
         if missing:
             parts.append(f"lacks {', '.join(missing)}")
@@ -224,11 +213,7 @@ def check_gzip_vary(ctx: RuleContext) -> Iterator[Finding]:
     def build(
         scope: Directive, node: Directive | None, holder: Directive
     ) -> tuple[str, Fix, dict[str, object]]:
-        fix = (
-            make_fix("set", "gzip_vary", ["on"], node)
-            if node is not None
-            else make_fix("add", "gzip_vary", ["on"], holder)
-        )
+        fix = set_or_add("gzip_vary", ["on"], node, holder)
         message = (
             "gzip is on but gzip_vary is off: shared caches do not know to keep both the "
             "compressed and the plain variant"
@@ -253,11 +238,7 @@ def check_gzip_proxied(ctx: RuleContext) -> Iterator[Finding]:
     def build(
         scope: Directive, node: Directive | None, holder: Directive
     ) -> tuple[str, Fix, dict[str, object]]:
-        fix = (
-            make_fix("set", "gzip_proxied", ["any"], node)
-            if node is not None
-            else make_fix("add", "gzip_proxied", ["any"], holder)
-        )
+        fix = set_or_add("gzip_proxied", ["any"], node, holder)
         message = (
             f"{scope.label} proxies with gzip on but gzip_proxied off: responses to requests "
             "that arrive through a CDN or proxy (Via header) stay uncompressed"
@@ -283,11 +264,7 @@ def check_gzip_static(ctx: RuleContext) -> Iterator[Finding]:
         if node is not None and node.args[:1] != ["off"]:
             continue
         anchor = node if node is not None else http
-        fix = (
-            make_fix("set", "gzip_static", ["on"], node)
-            if node is not None
-            else make_fix("add", "gzip_static", ["on"], http)
-        )
+        fix = set_or_add("gzip_static", ["on"], node, http)
         pairs.append(
             (
                 anchor,

@@ -14,6 +14,7 @@ from app.analysis.rules._support import (
     locations_in,
     make_fix,
     parse_seconds,
+    set_or_add,
     setting,
     upstream_name,
     weak_spots,
@@ -60,11 +61,7 @@ def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
         shown = f"keepalive_timeout {node.args[0]}" if node else "keepalive_timeout (default 75s)"
         # A second argument sets the Keep-Alive header: keep it in step with the real timeout.
         args = ["15s", "15s"] if node is not None and len(node.args) > 1 else ["15s"]
-        fix = (
-            make_fix("set", "keepalive_timeout", args, node)
-            if node is not None
-            else make_fix("add", "keepalive_timeout", args, anchor)
-        )
+        fix = set_or_add("keepalive_timeout", args, node, anchor)
         yield get_rule("K-timeout").finding(
             at=anchor,
             directive="keepalive_timeout",
@@ -98,11 +95,7 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
         shown = f"keepalive_requests {value}" + (
             "" if node is not None else " (the default of this nginx version)"
         )
-        fix = (
-            make_fix("set", "keepalive_requests", ["1000"], node)
-            if node is not None
-            else make_fix("add", "keepalive_requests", ["1000"], anchor)
-        )
+        fix = set_or_add("keepalive_requests", ["1000"], node, anchor)
         yield get_rule("K-requests").finding(
             at=anchor,
             directive="keepalive_requests",
@@ -161,11 +154,7 @@ def _http11_finding(ctx: RuleContext, location: Directive, upstream: Directive) 
     if not connection_ok:
         missing.append('proxy_set_header Connection ""')
     if not version_ok:
-        fix = (
-            make_fix("set", "proxy_http_version", ["1.1"], version)
-            if version is not None
-            else make_fix("add", "proxy_http_version", ["1.1"], location)
-        )
+        fix = set_or_add("proxy_http_version", ["1.1"], version, location)
     elif connection:
         fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection[-1])
     else:
@@ -228,11 +217,7 @@ def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
     for anchor, node in weak_spots(
         ctx.config, "reset_timedout_connection", lambda node: not is_on(node)
     ):
-        fix = (
-            make_fix("set", "reset_timedout_connection", ["on"], node)
-            if node is not None
-            else make_fix("add", "reset_timedout_connection", ["on"], anchor)
-        )
+        fix = set_or_add("reset_timedout_connection", ["on"], node, anchor)
         shown = "off" if node is not None else "off (the default)"
         yield get_rule("K-reset").finding(
             at=anchor,
@@ -261,11 +246,7 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
         first_name, first_node = entries[0]
         others = [name for name, _ in entries[1:]]
         note = f"also {'; '.join(f'{n} 15s' for n in others)}" if others else ""
-        fix = (
-            make_fix("set", first_name, ["15s"], first_node, note)
-            if first_node is not None
-            else make_fix("add", first_name, ["15s"], anchor, note)
-        )
+        fix = set_or_add(first_name, ["15s"], first_node, anchor, note)
         names = ", ".join(name for name, _ in entries)
         yield get_rule("K-client-timeouts").finding(
             at=anchor,

@@ -14,6 +14,7 @@ from app.analysis.rules._support import (
     is_on,
     make_fix,
     place_of,
+    set_or_add,
     weak_spots,
 )
 
@@ -28,11 +29,7 @@ def check_server_tokens(ctx: RuleContext) -> Iterator[Finding]:
         return node is None or node.args[:1] != ["off"]
 
     for anchor, node in weak_spots(ctx.config, "server_tokens", not_off):
-        fix = (
-            make_fix("set", "server_tokens", ["off"], node)
-            if node is not None
-            else make_fix("add", "server_tokens", ["off"], anchor)
-        )
+        fix = set_or_add("server_tokens", ["off"], node, anchor)
         shown = (
             f"server_tokens {' '.join(node.args)}"
             if node is not None

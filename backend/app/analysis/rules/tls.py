@@ -13,6 +13,7 @@ from app.analysis.rules._support import (
     is_on,
     make_fix,
     parse_seconds,
+    set_or_add,
     setting,
     unique_by_anchor,
 )
@@ -160,11 +161,7 @@ def check_session_cache(ctx: RuleContext) -> Iterator[Finding]:
         if _session_cache_on(node):
             continue
         anchor = node if node is not None else http
-        fix = (
-            make_fix("set", "ssl_session_cache", SESSION_CACHE, node)
-            if node is not None
-            else make_fix("add", "ssl_session_cache", SESSION_CACHE, http)
-        )
+        fix = set_or_add("ssl_session_cache", SESSION_CACHE, node, http)
         shown = (
             f"ssl_session_cache {node.args[0]}" if node else "no ssl_session_cache (default none)"
         )
@@ -203,11 +200,7 @@ def check_session_timeout(ctx: RuleContext) -> Iterator[Finding]:
         if seconds != DEFAULT_SESSION_TIMEOUT:
             continue
         anchor = node if node is not None else cache.parent
-        fix = (
-            make_fix("set", "ssl_session_timeout", ["1d"], node)
-            if node is not None
-            else make_fix("add", "ssl_session_timeout", ["1d"], cache.parent)
-        )
+        fix = set_or_add("ssl_session_timeout", ["1d"], node, cache.parent)
         pairs.append(
             (
                 anchor,
@@ -242,11 +235,7 @@ def check_session_tickets(ctx: RuleContext) -> Iterator[Finding]:
         if keys:
             continue
         anchor = node if node is not None else http
-        fix = (
-            make_fix("set", "ssl_session_tickets", ["off"], node)
-            if node is not None
-            else make_fix("add", "ssl_session_tickets", ["off"], http)
-        )
+        fix = set_or_add("ssl_session_tickets", ["off"], node, http)
         pairs.append(
             (
                 anchor,

@@ -15,6 +15,7 @@ from app.analysis.rules._support import (
     locations_in,
     make_fix,
     passes_request,
+    set_or_add,
     setting,
     unique_by_anchor,
 )
@@ -46,11 +47,7 @@ def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
         anchor = node if node is not None else http
         nopush = setting(config, "tcp_nopush", scope)
         note = "" if is_on(nopush) else "also tcp_nopush on; (fills packets with sendfile)"
-        fix = (
-            make_fix("set", "sendfile", ["on"], node, note)
-            if node is not None
-            else make_fix("add", "sendfile", ["on"], http, note)
-        )
+        fix = set_or_add("sendfile", ["on"], node, http, note)
         shown = "off" if node is not None else "off (the default)"
         pairs.append(
             (
@@ -104,13 +101,7 @@ def check_open_file_cache(ctx: RuleContext) -> Iterator[Finding]:
         if node is not None and node.args[:1] != ["off"]:
             continue
         anchor = node if node is not None else http
-        fix = (
-            make_fix("set", "open_file_cache", OPEN_FILE_CACHE, node, OPEN_FILE_CACHE_COMPANIONS)
-            if node is not None
-            else make_fix(
-                "add", "open_file_cache", OPEN_FILE_CACHE, http, OPEN_FILE_CACHE_COMPANIONS
-            )
-        )
+        fix = set_or_add("open_file_cache", OPEN_FILE_CACHE, node, http, OPEN_FILE_CACHE_COMPANIONS)
         pairs.append(
             (
                 anchor,
