@@ -9,12 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8800
 DEMO_ARGS ?=
 BENCH_ARGS ?=
-PY_DIRS := backend agent demo bench
+PY_DIRS := backend agent demo bench scripts
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
-TEST_SUITES ?= test-backend test-agent test-demo test-bench test-frontend test-e2e
+TEST_SUITES ?= test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
 .PHONY: help install install-python install-node build run demo check check-python check-frontend \
-        check-migrations test test-backend test-agent test-demo test-bench test-frontend test-e2e openapi \
+        check-migrations check-licences test test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
@@ -49,7 +49,7 @@ run: build ## embedded control plane with the built UI on $(HOST):$(PORT) (data 
 demo: install build ## dashboard + three real nginx instances with agents and traffic
 	$(PY) demo/run_demo.py --port $(PORT) $(DEMO_ARGS)
 
-check: check-python check-frontend check-migrations ## everything CI checks besides the tests
+check: check-python check-frontend check-migrations check-licences ## everything CI checks besides the tests
 
 check-python: ## ruff (lint and format) and mypy
 	.venv/bin/ruff check $(PY_DIRS)
@@ -59,6 +59,9 @@ check-python: ## ruff (lint and format) and mypy
 check-frontend: ## TypeScript and ESLint of the UI, TypeScript of the e2e journeys
 	cd frontend && npm run typecheck && npm run lint
 	cd e2e && npm run typecheck
+
+check-licences: ## every installed Python and npm dependency is under a licence compatible with Apache-2.0
+	$(PY) scripts/check_licences.py
 
 # Migrations must produce exactly the models: upgrade a scratch database, then `alembic check`.
 check-migrations: ## alembic check against a scratch PostgreSQL database
@@ -95,6 +98,9 @@ test-demo: ## pytest demo/tests (templates against the real nginx, traffic limit
 
 test-bench: ## pytest bench/tests (harness checks and short runs of every benchmark; needs wrk)
 	$(call pytest_suite,bench/tests)
+
+test-scripts: ## pytest scripts/tests (licence check, system set-up)
+	$(call pytest_suite,scripts/tests)
 
 test-frontend: ## vitest of the UI
 	cd frontend && npm test
