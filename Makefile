@@ -13,16 +13,20 @@ PY_DIRS := backend agent demo bench scripts
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_SUITES ?= test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
-.PHONY: help install install-python install-node build run demo check check-python check-frontend \
+.PHONY: help install install-python install-node system-demo system-test build run demo check check-python check-frontend \
         check-migrations check-licences test test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-install-python: ## Python virtualenv (.venv) from uv.lock
+# Each install step is redone only when its lock file (or manifest) is newer than its stamp.
+install-python: .venv/.installed ## Python virtualenv (.venv) from uv.lock
+
+.venv/.installed: uv.lock pyproject.toml backend/pyproject.toml agent/pyproject.toml
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
+	touch $@
 
 # `npm ci` refuses a lock file that lacks other platforms' optional packages (rollup's native
 # builds for android, darwin, ...): the registry this machine reaches does not carry them, so no
@@ -34,19 +38,38 @@ define npm_install
 	  npm install --no-save --no-audit --no-fund; }; }
 endef
 
-install-node: ## npm dependencies of frontend/ and e2e/
-	$(call npm_install,frontend)
-	$(call npm_install,e2e)
+install-node: frontend/node_modules/.installed e2e/node_modules/.installed ## npm dependencies of frontend/ and e2e/
+
+%/node_modules/.installed: %/package-lock.json %/package.json
+	$(call npm_install,$*)
+	touch $@
 
 install: install-python install-node ## everything the project needs (Python and npm)
 
-build: ## build the UI into frontend/dist
+# Debian packages each entry point needs; scripts/system-deps.sh installs the missing ones as
+# root or through passwordless sudo, else stops at once with the one command to run.
+DEMO_PACKAGES := nginx
+SUITE_PACKAGES_test-agent := nginx
+SUITE_PACKAGES_test-demo := nginx
+SUITE_PACKAGES_test-bench := nginx wrk
+SUITE_PACKAGES_test-e2e := nginx chromium
+SUITE_SERVICES := test-backend test-bench
+TEST_PACKAGES = $(sort $(foreach suite,$(TEST_SUITES),$(SUITE_PACKAGES_$(suite))))
+
+system-demo: ## system packages the demo needs (nginx)
+	scripts/system-deps.sh packages $(DEMO_PACKAGES)
+
+system-test: ## system packages of TEST_SUITES; local PostgreSQL and Redis started when down
+	$(if $(TEST_PACKAGES),scripts/system-deps.sh packages $(TEST_PACKAGES))
+	$(if $(filter $(SUITE_SERVICES),$(TEST_SUITES)),scripts/system-deps.sh services)
+
+build: install-node ## build the UI into frontend/dist
 	cd frontend && npm run build
 
 run: build ## embedded control plane with the built UI on $(HOST):$(PORT) (data in ./var)
 	.venv/bin/nginx-fleet run --host $(HOST) --port $(PORT)
 
-demo: install build ## dashboard + three real nginx instances with agents and traffic
+demo: system-demo install build ## dashboard + three real nginx instances with agents and traffic
 	$(PY) demo/run_demo.py --port $(PORT) $(DEMO_ARGS)
 
 check: check-python check-frontend check-migrations check-licences ## everything CI checks besides the tests
@@ -73,7 +96,7 @@ check-migrations: ## alembic check against a scratch PostgreSQL database
 	DATABASE_URL="$$server/$$db" .venv/bin/alembic check
 
 # Each suite runs even when an earlier one failed; `make test` fails if any of them did.
-test: ## every test suite (backend, agent, demo, bench harness, frontend, end-to-end; or TEST_SUITES="...")
+test: system-test install ## every test suite (backend, agent, demo, bench harness, frontend, end-to-end; or TEST_SUITES="...")
 	@failed=(); \
 	for suite in $(TEST_SUITES); do \
 	  $(MAKE) --no-print-directory $$suite || failed+=("$$suite"); \
