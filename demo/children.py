@@ -14,7 +14,7 @@ from pathlib import Path
 
 @dataclass
 class Child:
-    """One started process: its own session, so that stopping it reaches its helpers too."""
+    """One started process leading its own process group, so stopping it reaches its helpers."""
 
     name: str
     process: subprocess.Popen[bytes]
@@ -24,7 +24,12 @@ class Child:
 
 
 class ChildProcesses:
-    """Starts processes in their own sessions and stops them by process group, newest first."""
+    """Starts processes in their own process groups and stops them by group, newest first.
+
+    The children stay in the launcher's session: whoever started the launcher in a session of
+    its own can stop everything that is left by session (stop_demo.py), even after the
+    launcher itself was killed and had no chance to clean up.
+    """
 
     def __init__(self, log_dir: Path) -> None:
         self._log_dir = log_dir
@@ -52,7 +57,7 @@ class ChildProcesses:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(env) if env is not None else None,
-                start_new_session=True,
+                process_group=0,
             )
         child = Child(
             name=name,
@@ -76,7 +81,7 @@ class ChildProcesses:
 
 def stop_child(child: Child, timeout_s: float) -> None:
     """Signal the child's process group, wait, then SIGKILL the group if anything is left."""
-    pgid = child.process.pid  # start_new_session made the child the leader of its own group
+    pgid = child.process.pid  # process_group=0 made the child the leader of its own group
     if child.signal_leader_only:
         child.process.send_signal(child.stop_signal)
     else:
@@ -99,15 +104,39 @@ def _signal_group(pgid: int, signum: signal.Signals) -> None:
         os.killpg(pgid, signum)
 
 
-def group_alive(pgid: int) -> bool:
-    """Whether a live (not zombie) process is still in the group; zombies only wait for reaping."""
+@dataclass(frozen=True)
+class ProcessStat:
+    """The fields of /proc/PID/stat that say where a process belongs."""
+
+    pid: int
+    state: str
+    ppid: int
+    pgrp: int
+    session: int
+
+
+def live_processes() -> list[ProcessStat]:
+    """Every process that is not a zombie (zombies only wait for their parent to reap them)."""
+    found = []
     for stat_path in Path("/proc").glob("[0-9]*/stat"):
         try:
             stat = stat_path.read_text()
         except OSError:
             continue
-        # Fields after the parenthesised command name: state, ppid, pgrp, ...
-        state, _ppid, pgrp = stat.rsplit(")", 1)[1].split()[:3]
-        if int(pgrp) == pgid and state != "Z":
-            return True
-    return False
+        # Fields after the parenthesised command name: state, ppid, pgrp, session, ...
+        state, ppid, pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+        if state != "Z":
+            found.append(
+                ProcessStat(int(stat_path.parent.name), state, int(ppid), int(pgrp), int(session))
+            )
+    return found
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a live process is still in the process group."""
+    return any(process.pgrp == pgid for process in live_processes())
+
+
+def session_members(sid: int) -> list[int]:
+    """The live processes of a session (the launcher's, when it was started with setsid)."""
+    return sorted(process.pid for process in live_processes() if process.session == sid)

@@ -31,10 +31,11 @@ from nginx_instances import (
 DEFAULT_DATA_DIR = DEMO_DIR.parent / "var" / "demo"
 BACKEND_START_TIMEOUT_S = 120.0
 FIRST_PUSH_TIMEOUT_S = 120.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class ShutdownRequested(Exception):
-    """SIGINT or SIGTERM arrived: stop everything that was started."""
+    """SIGINT, SIGTERM or SIGHUP arrived: stop everything that was started."""
 
 
 def _request_shutdown(signum: int, _frame: FrameType | None) -> None:
@@ -240,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     if options.ready_file is not None:
         options.ready_file.unlink(missing_ok=True)
     children = ChildProcesses(log_dir)
-    signal.signal(signal.SIGINT, _request_shutdown)
-    signal.signal(signal.SIGTERM, _request_shutdown)
+    # SIGHUP too: a closed terminal must not end the launcher without its clean-up.
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _request_shutdown)
     try:
         return run(options, children)
     except ShutdownRequested as request:
@@ -252,8 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         # A second Ctrl-C must not interrupt the clean-up half way.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
         children.stop_all()
         print("demo stopped; nothing it started is left running", flush=True)
 

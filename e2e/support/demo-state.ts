@@ -16,7 +16,7 @@ export interface Credentials {
 }
 
 export interface DemoState {
-  /** PID of demo/run_demo.py, which stops everything it started on SIGTERM. */
+  /** PID of demo/run_demo.py, leader of its own session (demo/stop_demo.py stops all of it). */
   pid: number;
   dataDir: string;
   url: string;

@@ -98,6 +98,8 @@ export default async function globalSetup(): Promise<void> {
       "--ready-file",
       readyFile,
     ],
+    // detached: the launcher leads a new session, which its children share, so that teardown
+    // can stop all of them even if the launcher itself dies first.
     { cwd: REPO_ROOT, stdio: ["ignore", output, output], detached: true },
   );
   demo.unref();
@@ -121,7 +123,7 @@ export default async function globalSetup(): Promise<void> {
   } catch (error) {
     // Stop the demo here: whether teardown runs after a failed setup is not ours to assume.
     process.env.NF_E2E_KEEP_DATA = "1";
-    await globalTeardown();
+    await globalTeardown().catch((stopError: unknown) => console.error(stopError));
     throw error;
   }
 
