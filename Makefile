@@ -13,7 +13,7 @@ PY_DIRS := backend agent demo bench scripts
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_SUITES ?= test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
-.PHONY: help install install-python install-node system-demo system-test build run demo check check-python check-frontend \
+.PHONY: help install install-python install-node system-demo system-test build agent-wheel run demo check check-python check-frontend \
         check-migrations check-licences test test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
@@ -63,8 +63,13 @@ system-test: ## system packages of TEST_SUITES; local PostgreSQL and Redis start
 	$(if $(TEST_PACKAGES),scripts/system-deps.sh packages $(TEST_PACKAGES))
 	$(if $(filter $(SUITE_SERVICES),$(TEST_SUITES)),scripts/system-deps.sh services)
 
-build: install-node ## build the UI into frontend/dist
+build: install-node agent-wheel ## build the UI into frontend/dist and the agent wheel into agent/dist
 	cd frontend && npm run build
+
+# The wheel the control plane serves at /downloads/ for the enrolment page's install command.
+agent-wheel: install-python ## build the agent's wheel into agent/dist (NGINX_FLEET_DOWNLOADS_DIR)
+	rm -rf agent/dist
+	$(UV) build --quiet --wheel --package nginx-fleet-agent --out-dir agent/dist
 
 run: build ## embedded control plane with the built UI on $(HOST):$(PORT) (data in ./var)
 	.venv/bin/nginx-fleet run --host $(HOST) --port $(PORT)
@@ -147,5 +152,5 @@ bench: ## run the benchmarks in bench/ (BENCH_ARGS=--quick for a short run; see 
 	$(PY) bench/agent_cost.py $(BENCH_ARGS)
 
 clean: ## remove build output, local data and caches (not .venv or node_modules)
-	rm -rf frontend/dist var e2e/test-results e2e/playwright-report e2e/.auth bench/out \
+	rm -rf frontend/dist agent/dist var e2e/test-results e2e/playwright-report e2e/.auth bench/out \
 	       .mypy_cache .ruff_cache .pytest_cache

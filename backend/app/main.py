@@ -24,6 +24,7 @@ from app.core.deps import SessionDep
 from app.core.errors import ServiceError, service_error_handler, validation_error_handler
 from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
+from app.downloads.router import router as downloads_router
 from app.enrollment.router import router as enrollment_router
 from app.events.router import router as events_router
 from app.findings.router import router as findings_router
@@ -101,6 +102,7 @@ def create_app() -> FastAPI:
     )
     for router in routers:
         app.include_router(router, prefix=API_PREFIX)
+    app.include_router(downloads_router)
     # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
     app.add_middleware(CSRFMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

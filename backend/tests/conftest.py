@@ -81,6 +81,8 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         env.setenv("NGINX_FLEET_DATA_DIR", str(data_dir))
         # Tests that need a built UI make their own; a real frontend/dist must not change routing.
         env.setenv("NGINX_FLEET_UI_DIR", str(data_dir / "no-ui"))
+        # Likewise the agent wheel: tests that serve one build their own.
+        env.setenv("NGINX_FLEET_DOWNLOADS_DIR", str(data_dir / "no-downloads"))
         env.setenv("NGINX_FLEET_ENV", "development")
         env.delenv("NGINX_FLEET_PUBLIC_URL", raising=False)
         env.delenv("NGINX_FLEET_ADMIN_PASSWORD", raising=False)

@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     ui_dir: Path = Field(
         default=_REPO_ROOT / "frontend" / "dist", validation_alias="NGINX_FLEET_UI_DIR"
     )
+    # The agent's wheel built by `make build` (uv build), offered at /downloads/ to nginx hosts.
+    downloads_dir: Path = Field(
+        default=_REPO_ROOT / "agent" / "dist", validation_alias="NGINX_FLEET_DOWNLOADS_DIR"
+    )
     public_url: str | None = Field(default=None, validation_alias="NGINX_FLEET_PUBLIC_URL")
     admin_user: str = Field(default="admin", validation_alias="NGINX_FLEET_ADMIN_USER")
     admin_password: SecretStr | None = Field(

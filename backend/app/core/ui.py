@@ -7,7 +7,8 @@ from pathlib import Path
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
 
-UI_RESERVED_PREFIXES = ("api/",)
+# Paths the UI never answers: API routes and downloads are the backend's, unknown ones are 404s.
+UI_RESERVED_ROOTS = ("api", "downloads")
 
 
 def mount_ui(app: FastAPI, ui_dir: Path) -> None:
@@ -17,8 +18,10 @@ def mount_ui(app: FastAPI, ui_dir: Path) -> None:
 
     @app.get("/{path:path}", include_in_schema=False)
     def serve_ui(path: str, request: Request) -> FileResponse:
-        if path == "api" or path.startswith(UI_RESERVED_PREFIXES):
-            raise HTTPException(404, f"no API route {request.url.path}")
+        root_segment = path.split("/", 1)[0]
+        if root_segment in UI_RESERVED_ROOTS:
+            what = "API route" if root_segment == "api" else "download"
+            raise HTTPException(404, f"no {what} {request.url.path}")
         candidate = (root / path).resolve()
         if path and candidate.is_relative_to(root) and candidate.is_file():
             # Vite fingerprints everything under assets/, so those may be cached for good.

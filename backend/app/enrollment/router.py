@@ -6,6 +6,8 @@ from fastapi import APIRouter, Request, Response, status
 
 from app.core.config import get_settings
 from app.core.deps import AdminUser, SessionDep
+from app.downloads import service as downloads
+from app.downloads.schemas import AgentWheelRead
 from app.enrollment import service
 from app.enrollment.schemas import (
     EnrollmentTokenCreate,
@@ -33,14 +35,32 @@ def create_token(
         expires_in_hours=body.expires_in_hours,
         max_uses=body.max_uses,
     )
+    server_url = _server_url(request)
+    wheel = downloads.find_agent_wheel(downloads_dir=get_settings().downloads_dir)
+    wheel_read = (
+        None
+        if wheel is None
+        else AgentWheelRead(
+            filename=wheel.filename,
+            version=wheel.version,
+            url=wheel.url(server_url=server_url),
+            sha256=wheel.sha256,
+            size_bytes=wheel.size_bytes,
+        )
+    )
     return EnrollmentTokenCreated(
         id=issued.row.id,
         token=issued.token,
         expires_at=issued.row.expires_at,
         max_uses=issued.row.max_uses,
         labels=issued.row.labels,
-        install_command=service.install_command(),
-        enroll_command=service.enroll_command(server_url=_server_url(request), token=issued.token),
+        agent_wheel=wheel_read,
+        install_command=(
+            None
+            if wheel_read is None
+            else service.install_command(wheel_url=wheel_read.url, sha256=wheel_read.sha256)
+        ),
+        enroll_command=service.enroll_command(server_url=server_url, token=issued.token),
     )
 
 

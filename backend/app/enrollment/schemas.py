@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.agents.labels import Labels
+from app.downloads.schemas import AgentWheelRead
 
 MAX_EXPIRY_HOURS = 24 * 365
 
@@ -41,5 +42,10 @@ class EnrollmentTokenCreated(BaseModel):
     expires_at: datetime
     max_uses: int
     labels: dict[str, str]
-    install_command: str
+    agent_wheel: AgentWheelRead | None = Field(
+        description="The agent's wheel served by this server; null when it is not built"
+    )
+    install_command: str | None = Field(
+        description="Installs the agent from agent_wheel, checking its SHA-256; null without it"
+    )
     enroll_command: str

@@ -19,6 +19,7 @@ from app.users.models import User
 
 ENROLLMENT_TOKEN_PREFIX = "nfe_"  # noqa: S105 - a prefix, not a secret
 AGENT_PACKAGE = "nginx-fleet-agent"
+AGENT_VENV = "/opt/nginx-fleet-agent"
 
 
 class EnrollmentTokenRejectedError(NotAuthenticatedError):
@@ -109,9 +110,17 @@ def consume_enrollment_token(*, session: Session, token: str) -> EnrollmentToken
     return row
 
 
-def install_command() -> str:
-    """The command that installs the agent on an nginx host."""
-    return f"pip install {AGENT_PACKAGE}"
+def install_command(*, wheel_url: str, sha256: str) -> str:
+    """The command that installs the agent on an nginx host from this server's wheel.
+
+    pip checks the `#sha256=` fragment of a direct URL and refuses a wheel that differs; the
+    virtualenv keeps the agent out of the system Python (Debian refuses system-wide pip).
+    """
+    wheel = shlex.quote(f"{wheel_url}#sha256={sha256}")
+    return (
+        f"python3 -m venv {AGENT_VENV} && {AGENT_VENV}/bin/pip install {wheel} && "
+        f"ln -sf {AGENT_VENV}/bin/{AGENT_PACKAGE} /usr/local/bin/{AGENT_PACKAGE}"
+    )
 
 
 def enroll_command(*, server_url: str, token: str) -> str:

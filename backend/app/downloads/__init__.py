@@ -1,0 +1,1 @@
+"""Files the control plane offers to nginx hosts: the agent's wheel."""
