@@ -520,6 +520,22 @@ export interface components {
             expires_at: string | null;
         };
         /**
+         * AgentWheelRead
+         * @description The agent's wheel as an nginx host fetches it: where, and the SHA-256 to check.
+         */
+        AgentWheelRead: {
+            /** Filename */
+            filename: string;
+            /** Version */
+            version: string;
+            /** Url */
+            url: string;
+            /** Sha256 */
+            sha256: string;
+            /** Size Bytes */
+            size_bytes: number;
+        };
+        /**
          * AnalysisRead
          * @description The latest analysis of the snapshot; score is null when the engine failed.
          */
@@ -651,8 +667,13 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
-            /** Install Command */
-            install_command: string;
+            /** @description The agent's wheel served by this server; null when it is not built */
+            agent_wheel: components["schemas"]["AgentWheelRead"] | null;
+            /**
+             * Install Command
+             * @description Installs the agent from agent_wheel, checking its SHA-256; null without it
+             */
+            install_command: string | null;
             /** Enroll Command */
             enroll_command: string;
         };

@@ -40,7 +40,15 @@ describe("Settings → Agents", () => {
         expires_at: "2026-11-22T10:00:00Z",
         max_uses: 2,
         labels: { env: "prod" },
-        install_command: "pip install nginx-fleet-agent",
+        agent_wheel: {
+          filename: "nginx_fleet_agent-0.1.0-py3-none-any.whl",
+          version: "0.1.0",
+          url: "http://127.0.0.1:1/downloads/nginx_fleet_agent-0.1.0-py3-none-any.whl",
+          sha256: "abababababababababababababababababababababababababababababababab",
+          size_bytes: 35168,
+        },
+        install_command:
+          "python3 -m venv /opt/nginx-fleet-agent && /opt/nginx-fleet-agent/bin/pip install 'http://127.0.0.1:1/downloads/nginx_fleet_agent-0.1.0-py3-none-any.whl#sha256=abababababababababababababababababababababababababababababababab'",
         enroll_command: "nginx-fleet-agent enroll --server http://127.0.0.1:1 --token nfe_secret",
       },
     });
@@ -60,12 +68,41 @@ describe("Settings → Agents", () => {
     const created = await screen.findByLabelText("new enrolment token");
     expect(within(created).getByRole("alert")).toHaveTextContent("shown only once");
     expect(within(created).getByText(/^nginx-fleet-agent enroll /)).toHaveTextContent("--token nfe_secret");
-    expect(within(created).getByText("pip install nginx-fleet-agent")).toBeInTheDocument();
+    expect(within(created).getByText(/pip install 'http:\/\/127\.0\.0\.1:1\/downloads\//)).toHaveTextContent(
+      "#sha256=abababababababababababababababababababababababababababababababab",
+    );
+    expect(within(created).getByLabelText("SHA-256")).toHaveTextContent("abababababababababababababababababababababababababababababababab");
+    expect(within(created).getByRole("link", { name: "nginx_fleet_agent-0.1.0-py3-none-any.whl" })).toHaveAttribute(
+      "href",
+      "http://127.0.0.1:1/downloads/nginx_fleet_agent-0.1.0-py3-none-any.whl",
+    );
     const post = server.requests.find((r) => r.method === "POST");
     expect(JSON.parse(post?.body ?? "{}")).toEqual({ labels: { env: "prod" }, expires_in_hours: 24, max_uses: 2 });
 
     await userEvent.click(within(created).getByRole("button", { name: "Done" }));
     expect(screen.queryByText(/nfe_secret/)).toBeNull();
+  });
+
+  it("says so when the server has no agent wheel to offer, instead of a command", async () => {
+    server.reply("GET", "/api/v1/enrollment-tokens", { status: 200, body: [] });
+    server.reply("POST", "/api/v1/enrollment-tokens", {
+      status: 201,
+      body: {
+        id: 6,
+        token: "nfe_other",
+        expires_at: "2026-11-22T10:00:00Z",
+        max_uses: 1,
+        labels: {},
+        agent_wheel: null,
+        install_command: null,
+        enroll_command: "nginx-fleet-agent enroll --server http://127.0.0.1:1 --token nfe_other",
+      },
+    });
+    renderApp("/settings/agents", server.origin);
+    await userEvent.click(await screen.findByRole("button", { name: "Create enrolment token" }));
+    const created = await screen.findByLabelText("new enrolment token");
+    expect(within(created).getByText(/no agent package to offer/)).toBeInTheDocument();
+    expect(within(created).queryByText(/pip install/)).toBeNull();
   });
 
   it("revokes a token after confirmation", async () => {

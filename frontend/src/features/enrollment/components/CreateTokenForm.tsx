@@ -6,11 +6,45 @@ import { formatDateTime } from "../../../lib/format";
 import { parseLabelList } from "../../../lib/labels";
 import { useCreateEnrollmentToken } from "../api/enrollment";
 
+function Command({ label, text }: { label: string; text: string }) {
+  return (
+    <div className="command">
+      <div className="command-label">{label}</div>
+      <div className="command-row">
+        <pre tabIndex={0}>{text}</pre>
+        <CopyButton text={text} label={`Copy: ${label}`} />
+      </div>
+    </div>
+  );
+}
+
+/** Step 1: the agent's wheel from this server, with the SHA-256 that pip checks. */
+function InstallStep({ created }: { created: EnrollmentTokenCreated }) {
+  const label = "1. Install the agent on the nginx host (as root)";
+  const wheel = created.agent_wheel;
+  if (!wheel || !created.install_command) {
+    return (
+      <div className="command">
+        <div className="command-label">{label}</div>
+        <p className="banner banner-warning">
+          This server has no agent package to offer: its wheel is not built (run <code>make build</code>, or use the
+          production image, which includes it).
+        </p>
+      </div>
+    );
+  }
+  return (
+    <>
+      <Command label={label} text={created.install_command} />
+      <p className="muted" aria-label="agent package">
+        From this server: <a href={wheel.url}>{wheel.filename}</a>. pip refuses it unless its SHA-256 is{" "}
+        <code aria-label="SHA-256">{wheel.sha256}</code>
+      </p>
+    </>
+  );
+}
+
 function CreatedToken({ created, onDone }: { created: EnrollmentTokenCreated; onDone: () => void }) {
-  const commands = [
-    { label: "1. Install the agent on the nginx host", text: created.install_command },
-    { label: "2. Enrol it (as root, so it can read the nginx config)", text: created.enroll_command },
-  ];
   return (
     <div className="token-created" aria-label="new enrolment token">
       <p className="banner banner-warning" role="alert">
@@ -18,15 +52,8 @@ function CreatedToken({ created, onDone }: { created: EnrollmentTokenCreated; on
         expires {formatDateTime(created.expires_at)} and can enrol {created.max_uses}{" "}
         {created.max_uses === 1 ? "host" : "hosts"}.
       </p>
-      {commands.map((command) => (
-        <div key={command.label} className="command">
-          <div className="command-label">{command.label}</div>
-          <div className="command-row">
-            <pre tabIndex={0}>{command.text}</pre>
-            <CopyButton text={command.text} label={`Copy: ${command.label}`} />
-          </div>
-        </div>
-      ))}
+      <InstallStep created={created} />
+      <Command label="2. Enrol it (as root, so it can read the nginx config)" text={created.enroll_command} />
       <div className="command">
         <div className="command-label">Token</div>
         <div className="command-row">
