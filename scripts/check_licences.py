@@ -11,6 +11,7 @@ import argparse
 import json
 import re
 import sys
+import tomllib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NPM_PROJECTS = ("frontend", "e2e")
+PYTHON_PROJECTS = (".", "backend", "agent")
 PROJECT_LICENCE = "Apache-2.0"
 OWN_PACKAGES = frozenset(
     {
@@ -223,6 +225,22 @@ def _npm_tree(node_modules: Path) -> Iterator[Package]:
             yield from _npm_tree(folder / "node_modules")
 
 
+def own_packages(root: Path) -> Iterator[Package]:
+    """This project's own manifests (pyproject.toml, package.json), as they declare themselves."""
+    for folder in PYTHON_PROJECTS:
+        project = tomllib.loads((root / folder / "pyproject.toml").read_text())["project"]
+        licence = project.get("license", "")
+        yield Package(
+            ecosystem="project",
+            name=project["name"],
+            version=project["version"],
+            licence=licence if isinstance(licence, str) else "",
+        )
+    for folder in NPM_PROJECTS:
+        manifest = json.loads((root / folder / "package.json").read_text())
+        yield Package("project", manifest["name"], manifest["version"], npm_licence(manifest))
+
+
 def problems(packages: list[Package]) -> list[str]:
     """What is wrong: own packages not Apache-2.0, dependencies not compatible nor accepted."""
     found = []
@@ -241,13 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository checkout")
     args = parser.parse_args(argv)
-    packages = list(python_packages())
+    packages = [*own_packages(args.root), *python_packages()]
     for project in NPM_PROJECTS:
         if not (args.root / project / "node_modules").is_dir():
             print(f"{project}/node_modules is missing: run `make install` first", file=sys.stderr)
             return 2
         packages.extend(npm_packages(args.root / project))
-    for ecosystem in ("python", "npm"):
+    for ecosystem in ("project", "python", "npm"):
         counts = Counter(p.licence or "?" for p in packages if p.ecosystem == ecosystem)
         summary = ", ".join(f"{licence} {n}" for licence, n in counts.most_common())
         print(f"{ecosystem}: {sum(counts.values())} packages: {summary}")

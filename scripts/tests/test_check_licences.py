@@ -58,3 +58,19 @@ def test_this_checkout_declares_apache_2_and_passes() -> None:
     licence = (Path(__file__).resolve().parents[2] / "LICENSE").read_text()
     assert "Apache License" in licence and "Version 2.0, January 2004" in licence
     assert "END OF TERMS AND CONDITIONS" in licence
+
+
+def test_a_manifest_of_this_project_without_the_licence_field_fails(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    for folder in (".", "backend", "agent", "frontend", "e2e"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        for name in ("pyproject.toml", "package.json"):
+            if (root / folder / name).exists():
+                (tmp_path / folder / name).write_text((root / folder / name).read_text())
+        if (root / folder / "node_modules").is_dir():
+            (tmp_path / folder / "node_modules").symlink_to(root / folder / "node_modules")
+    assert main(["--root", str(tmp_path)]) == 0
+
+    agent = tmp_path / "agent" / "pyproject.toml"
+    agent.write_text(agent.read_text().replace('license = "Apache-2.0"\n', ""))
+    assert main(["--root", str(tmp_path)]) == 1
