@@ -44,11 +44,11 @@ function tail(file: string): string {
   return existsSync(file) ? readFileSync(file, "utf8").slice(-4000) : "(no output)";
 }
 
-async function waitForReadyFile(file: string, demoLog: string, exited: () => number | null): Promise<ReadyFile> {
+async function waitForReadyFile(file: string, demoLog: string, exited: () => string | null): Promise<ReadyFile> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const code = exited();
-    if (code !== null) throw new Error(`the demo exited with status ${code} before it was ready:\n${tail(demoLog)}`);
+    if (code !== null) throw new Error(`the demo exited (${code}) before it was ready:\n${tail(demoLog)}`);
     if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ReadyFile;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -113,7 +113,9 @@ export default async function globalSetup(): Promise<void> {
   let admin: Credentials;
   let viewer: Credentials;
   try {
-    ready = await waitForReadyFile(readyFile, demoLog, () => demo.exitCode);
+    // A launcher killed by a signal has no exit code, only the signal's name.
+    const exited = () => (demo.exitCode !== null ? `status ${demo.exitCode}` : demo.signalCode);
+    ready = await waitForReadyFile(readyFile, demoLog, exited);
     admin = { username: ready.username, password: ready.password };
     viewer = { username: "viewer", password: randomBytes(12).toString("base64url") };
     const adminContext = await login(ready.url, admin, ADMIN_STORAGE);
