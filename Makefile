@@ -24,7 +24,8 @@ help: ## list targets
 install-python: .venv/.installed ## Python virtualenv (.venv) from uv.lock
 
 .venv/.installed: uv.lock pyproject.toml backend/pyproject.toml agent/pyproject.toml
-	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
+	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8 || { \
+	  echo "uv is missing and pip could not install it; run: pipx install uv==0.13.8" >&2; exit 1; }
 	$(UV) sync --frozen
 	touch $@
 
