@@ -20,7 +20,7 @@ def upgrade() -> None:
     """Apply this revision."""
     op.create_table(
         "sample_gaps",
-        sa.Column("id", sa.BigInteger(), nullable=False),
+        sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("host_id", sa.Integer(), nullable=False),
         sa.Column("from_seq", sa.BigInteger(), nullable=False),
         sa.Column("to_seq", sa.BigInteger(), nullable=False),

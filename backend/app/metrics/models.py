@@ -88,7 +88,7 @@ class SampleGap(Base):
     # (more samples dropped right after): (host_id, from_seq) identifies it.
     __table_args__ = (UniqueConstraint("host_id", "from_seq"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    id: Mapped[int] = mapped_column(primary_key=True)
     host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
     from_seq: Mapped[int] = mapped_column(BigInteger)
     to_seq: Mapped[int] = mapped_column(BigInteger)

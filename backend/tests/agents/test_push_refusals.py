@@ -10,14 +10,17 @@ import pytest
 from app.agents.batch_ingest import PushRequest, store_batch
 from app.agents.schemas import PushReply
 from app.metrics.models import Sample, SampleGap
+from app.metrics.series import get_series
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests.agents.payloads import iso, push_body, recent, sample
+from tests.agents.test_push_batching import embedded
 from tests.hosts.factories import HostWithToken, make_host
 
 PUSH = "/api/v1/agent/push"
+__all__ = ["embedded"]  # the SQLite fixture, shared with the batching tests
 
 
 def stored_seqs(session: Session, host_id: int) -> list[int]:
@@ -151,3 +154,29 @@ def test_gap_records_are_stored_idempotently_and_shown_with_the_series(
         params={"from": iso(recent(6 * 3600)), "to": iso(recent(3 * 3600))},
     ).json()
     assert earlier["gaps"] == []
+
+
+def test_gaps_and_refusals_on_sqlite(embedded: Session) -> None:
+    assert embedded.get_bind().dialect.name == "sqlite"
+    host = make_host()
+    body = push_body(
+        [sample(40, recent(60)), sample(41, recent(50)), sample(42, recent(30))],
+        agent_id=host.agent_id,
+    )
+    body["samples"][1]["ts"] = BAD_TIMESTAMPS["epoch"]
+    body["gaps"] = [gap(1, 39, 300, 390), gap(50, 60, 200, 10)]
+    body["gaps"][1]["reason"] = "Not a reason!"
+    (reply,) = store_batch(
+        [PushRequest(token=host.token, body=orjson.dumps(body), content_encoding=None)]
+    )
+    assert isinstance(reply, PushReply), repr(reply)
+    assert (reply.accepted, reply.gaps) == (2, 1)
+    assert [(r.seq, r.field) for r in reply.rejected] == [
+        (41, "samples[1].ts"),
+        (None, "gaps[1].reason"),
+    ]
+    series = get_series(
+        session=embedded, host_id=host.id, start=recent(3600), end=recent(0), now=recent(0)
+    )
+    assert [(g.from_seq, g.to_seq, g.samples_lost) for g in series.gaps] == [(1, 39, 39)]
+    assert len(series.points) == 2
