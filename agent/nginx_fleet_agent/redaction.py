@@ -16,7 +16,6 @@ import math
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable
 
 from nginx_fleet_agent.nginx_syntax import (
     Directive,
@@ -211,7 +210,7 @@ def _is_header_or_param(name: str) -> bool:
 def _redact_by_shape(text: str) -> str:
     """Replace secrets recognised by their shape wherever they appear."""
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-    text = _AUTH_SCHEME.sub(_keep_group("scheme"), text)
+    text = _AUTH_SCHEME.sub(_redact_credential, text)
     text = _SECRET_PAIR.sub(_redact_pair, text)
     text = _KNOWN_KEY_FORMATS.sub(REDACTED, text)
     return _RANDOM_CANDIDATE.sub(
@@ -219,19 +218,27 @@ def _redact_by_shape(text: str) -> str:
     )
 
 
-def _keep_group(name: str) -> Callable[[re.Match[str]], str]:
-    """A substitution that keeps group `name` and redacts what follows it in the match."""
-    return lambda match: match.group(name) + REDACTED
+def _redact_credential(match: re.Match[str]) -> str:
+    """`Bearer <credential>` with the credential redacted; prose (`# Basic Settings`) is kept:
+    a credential has a digit or punctuation, or is long."""
+    value = match.group("value")
+    if len(value) < 20 and not re.search(r"[0-9+/=._~-]", value):
+        return match.group(0)
+    return match.group("scheme") + REDACTED
 
 
 def _redact_pair(match: re.Match[str]) -> str:
     """`name=value` with the value redacted, unless the value only refers to a variable, is
     redacted already, or is too plain to be a secret (a port, a size, a switch)."""
-    value = match.group("value")
+    value, sep = match.group("value"), match.group("sep")
     plain = _TRIVIAL.fullmatch(value) or re.fullmatch(r"\d+[kmgshdwyKMG]?", value)
     if value.startswith(("$", REDACTED)) or plain:
         return match.group(0)
-    return match.group("name") + match.group("sep") + REDACTED
+    # An unquoted `name: word` is as often prose in a comment ("token: see the vault").
+    prose = ":" in sep and not re.search("[\"']", sep)
+    if prose and len(value) < 12 and not re.search(r"[0-9+/=._~-]", value):
+        return match.group(0)
+    return match.group("name") + sep + REDACTED
 
 
 def _looks_random(word: str) -> bool:

@@ -15,7 +15,7 @@ from nginx_fleet_agent.collectors.stub_status import StubStatusCollector
 from nginx_fleet_agent.nginx_command import NginxCommand
 from nginx_fleet_agent.nginx_syntax import parse, split_dump, walk
 from nginx_fleet_agent.payload import build_payload
-from nginx_fleet_agent.redaction import REDACTED_SECTION, redact_dump
+from nginx_fleet_agent.redaction import REDACTED_SECTION, redact_config_text, redact_dump
 from nginx_fleet_agent.sampler import Sampler
 
 from tests.conftest import agent_config_for
@@ -348,3 +348,44 @@ def test_wrong_stub_status_credentials_report_401_without_them(
         "url": f"http://127.0.0.1:{instance.port}/nginx_status",
         "error": "HTTP 401",
     }
+
+
+# Not one secret in here: everything must come through unchanged, or the backend would analyse
+# a config that is not the host's.
+NOTHING_SECRET = """
+# Basic Settings
+# token: see the vault, not this file
+http {
+    log_format main '$remote_addr "$request" token=$arg_token session=$cookie_session';
+    limit_req_zone $binary_remote_addr zone=auth:10m rate=5r/s;
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_timeout 1d;
+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;
+    proxy_cache_path /var/cache/nginx/api levels=1:2 keys_zone=api_cache:50m inactive=1h;
+    proxy_cache_key $scheme$proxy_host$request_uri;
+    upstream auth { server auth-backend:9000 max_fails=3; keepalive 16; }
+    server {
+        listen 443 ssl http2;
+        server_name login.example.com;
+        ssl_certificate /etc/ssl/certs/login.example.com-2026.pem;
+        ssl_certificate_key /etc/ssl/private/login.example.com-2026.key;
+        ssl_session_ticket_key /etc/nginx/ticket.key;
+        ssl_password_file /etc/nginx/keys.pass;
+        set $auth_ok 0;
+        add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;
+        proxy_set_header Authorization $http_authorization;
+        proxy_set_header X-Request-Id $request_id;
+        root /var/www/SomeDir2024/AppBuildOutput;
+        location = /auth { internal; proxy_pass http://auth/verify; }
+        location / {
+            auth_request /auth;
+            if ($http_authorization = "") { return 401; }
+            limit_req zone=auth burst=10 nodelay;
+        }
+    }
+}
+"""
+
+
+def test_what_is_not_secret_is_left_exactly_as_it_was() -> None:
+    assert redact_config_text(NOTHING_SECRET) == NOTHING_SECRET
