@@ -59,25 +59,38 @@ def sample_time_window(now: datetime) -> tuple[datetime, datetime]:
     return now - get_retention().raw, now + timedelta(seconds=settings.sample_max_future_s)
 
 
-def _within_window(value: datetime) -> datetime:
-    """Refuse timestamps outside sample_time_window (e.g. 1970 from a clock step, or 9999)."""
-    oldest, newest = sample_time_window(utcnow())
+def _check_window(value: datetime, oldest: datetime, newest: datetime, kept: str) -> datetime:
+    """value, or ValueError when it lies outside [oldest, newest] (`kept`: why oldest)."""
     try:
         too_old, too_new = value < oldest, value > newest
     except OverflowError:
         too_old, too_new = value.year < oldest.year, value.year > newest.year
     if too_old:
-        raise ValueError(
-            f"is older than the raw retention ({oldest.isoformat()}); check the host's clock"
-        )
+        raise ValueError(f"is older than {kept} ({oldest.isoformat()}); check the host's clock")
     if too_new:
         ahead = int((newest - utcnow()).total_seconds())
         raise ValueError(f"is more than {ahead} s in the future; check the host's clock")
     return value
 
 
+def _within_window(value: datetime) -> datetime:
+    """Refuse timestamps outside sample_time_window (e.g. 1970 from a clock step, or 9999)."""
+    oldest, newest = sample_time_window(utcnow())
+    return _check_window(value, oldest, newest, "the raw retention")
+
+
+def _within_gap_window(value: datetime) -> datetime:
+    """Refuse gap times in the future or older than the charts go back (hourly retention)."""
+    now = utcnow()
+    newest = sample_time_window(now)[1]
+    return _check_window(value, now - get_retention().hour, newest, "the hourly retention")
+
+
 SampleTime = Annotated[
     AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_window)
+]
+GapTime = Annotated[
+    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_gap_window)
 ]
 
 
@@ -237,8 +250,8 @@ class PushedGap(_AgentModel):
 
     from_seq: Counter
     to_seq: Counter
-    from_ts: Annotated[AwareDatetime, BeforeValidator(_require_rfc3339_string)]
-    to_ts: Annotated[AwareDatetime, BeforeValidator(_require_rfc3339_string)]
+    from_ts: GapTime
+    to_ts: GapTime
     reason: GapReason
 
     @model_validator(mode="after")

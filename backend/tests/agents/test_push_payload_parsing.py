@@ -246,6 +246,19 @@ def test_gap_records_are_parsed_and_a_bad_one_refused_alone() -> None:
     assert "to_seq must not be less than from_seq" in refused.reason
 
 
+@pytest.mark.parametrize("ts", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00"])
+def test_a_gap_at_the_extremes_of_time_is_refused_alone(ts: str) -> None:
+    body = valid_body()
+    body["gaps"] = [
+        {"from_seq": 1, "to_seq": 2, "from_ts": ts, "to_ts": ts, "reason": "spool_overflow"}
+    ]
+    payload = parse_push_payload(orjson.dumps(body))
+    assert payload.gaps == []
+    (refused,) = payload.rejected
+    assert refused.field == "gaps[0].from_ts"
+    assert "check the host's clock" in refused.reason
+
+
 def test_invalid_json_is_422() -> None:
     with pytest.raises(PayloadRejected) as caught:
         parse_push_payload(b'{"agent_id": ')
