@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from datetime import timedelta
 from typing import Any
 
@@ -9,6 +10,7 @@ import orjson
 import pytest
 from app.agents.batch_ingest import PushRequest, store_batch
 from app.agents.schemas import PushReply
+from app.core.config import get_settings
 from app.metrics.models import Sample, SampleGap
 from app.metrics.series import get_series
 from fastapi.testclient import TestClient
@@ -180,3 +182,26 @@ def test_gaps_and_refusals_on_sqlite(embedded: Session) -> None:
     )
     assert [(g.from_seq, g.to_seq, g.samples_lost) for g in series.gaps] == [(1, 39, 39)]
     assert len(series.points) == 2
+
+
+def test_a_redis_outage_after_the_commit_does_not_fail_the_push(
+    client: TestClient,
+    db_session: Session,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    host = make_host()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    get_settings.cache_clear()
+    try:
+        reply = push(client, host, push_body(spool_batch(3), agent_id=host.agent_id))
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["accepted"] == 3
+    assert stored_seqs(db_session, host.id) == [1, 2, 3]
+    assert f"could not publish the live event of host {host.id}" in caplog.text
