@@ -108,6 +108,7 @@ class Agent:
                 and snapshot.hash != self._oversized_config_hash
             )
             facts = self._sampler.facts if self._sampler.facts != self._sent_facts else None
+            gaps = self._spool.gaps(defaults.MAX_GAPS_PER_PUSH)
             payload = build_payload(
                 agent_id=self._state.agent_id,
                 hostname=self._sampler.hostname,
@@ -116,12 +117,14 @@ class Agent:
                 facts=facts,
                 config=snapshot,
                 include_config_dump=send_dump,
+                gaps=gaps,
             )
             result = self._transport.push(payload)
             if result.outcome is Outcome.DELIVERED:
                 self._delivered(
                     batch, result, facts, snapshot.hash if send_dump and snapshot else None
                 )
+                self._spool.remove_gaps(gaps)
             elif not self._handle_failure(batch, result, sent_dump=send_dump):
                 return
 
@@ -144,6 +147,8 @@ class Agent:
         facts: dict[str, Any] | None,
         dump_hash: str | None,
     ) -> None:
+        # Stored, duplicates and samples refused alone all leave the spool: resending a refused
+        # sample cannot make it valid, and the good ones of the batch are stored.
         self._spool.remove_through(batch[-1]["seq"])
         if self._backoff.failures:
             log.info("push succeeded again after %d failure(s)", self._backoff.failures)
@@ -153,6 +158,7 @@ class Agent:
         if dump_hash is not None:
             self._spool.set_meta(ACKED_CONFIG_HASH, dump_hash)
         reply = result.reply or {}
+        _log_refusals(reply.get("rejected"))
         if reply.get("config_wanted"):
             self._spool.set_meta(ACKED_CONFIG_HASH, None)
         interval = reply.get("push_interval_s")
@@ -198,7 +204,7 @@ class Agent:
     def _drop_or_shrink(
         self, batch: list[dict[str, Any]], result: PushResult, *, sent_dump: bool
     ) -> bool:
-        """On 413 try without the dump, then smaller batches; drop only what cannot fit."""
+        """On 413 try without the dump, then smaller batches; drop only a sample too large alone."""
         if result.status == 413 and sent_dump and self._sampler.config is not None:
             self._oversized_config_hash = self._sampler.config.hash
             log.error(
@@ -221,3 +227,23 @@ class Agent:
         )
         self._spool.remove_through(batch[-1]["seq"])
         return True
+
+
+def _log_refusals(rejected: object) -> None:
+    """Log the samples (and gap records) the server refused alone, naming seq, field and why."""
+    if not isinstance(rejected, list) or not rejected:
+        return
+    for refusal in rejected[: defaults.MAX_LOGGED_REFUSALS]:
+        if isinstance(refusal, dict):
+            log.warning(
+                "server refused %s: %s",
+                f"sample seq {refusal.get('seq')}"
+                if refusal.get("seq") is not None
+                else refusal.get("field", "an item"),
+                refusal.get("reason", "no reason given"),
+            )
+    if len(rejected) > defaults.MAX_LOGGED_REFUSALS:
+        log.warning(
+            "server refused %d more sample(s) of this push",
+            len(rejected) - defaults.MAX_LOGGED_REFUSALS,
+        )

@@ -13,6 +13,10 @@ PUSH_INTERVAL_S = 10.0
 MIN_PUSH_INTERVAL_S = 1.0
 REQUEST_TIMEOUT_S = 10.0
 MAX_SAMPLES_PER_PUSH = 500
+# Gap records (seq ranges the spool dropped) sent with one push; the server takes 100.
+MAX_GAPS_PER_PUSH = 100
+# Refused samples logged one by one per push; the rest are summed up in one line.
+MAX_LOGGED_REFUSALS = 10
 
 # One day of samples at the default interval; a sample is about 1.5 KB of JSON.
 SPOOL_MAX_SAMPLES = 8640

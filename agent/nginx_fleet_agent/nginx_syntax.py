@@ -96,8 +96,15 @@ def walk(directives: list[Directive]) -> list[Directive]:
     return found
 
 
-def _lex(text: str) -> list[tuple[str, Token]]:
-    """Split text into words and the punctuation `;`, `{`, `}`; comments are skipped."""
+def comments(text: str) -> list[Token]:
+    """Every comment of the text: `text` is what follows the `#`, `start`/`end` span the `#`
+    through the end of its line (newline excluded)."""
+    return [token for kind, token in _lex(text, keep_comments=True) if kind == "#"]
+
+
+def _lex(text: str, *, keep_comments: bool = False) -> list[tuple[str, Token]]:
+    """Split text into words and the punctuation `;`, `{`, `}`; comments are skipped unless
+    asked for."""
     out: list[tuple[str, Token]] = []
     i, n = 0, len(text)
     while i < n:
@@ -106,7 +113,10 @@ def _lex(text: str) -> list[tuple[str, Token]]:
             i += 1
         elif char == "#":
             newline = text.find("\n", i)
-            i = n if newline < 0 else newline + 1
+            end = n if newline < 0 else newline
+            if keep_comments:
+                out.append(("#", Token(text[i + 1 : end], i, end)))
+            i = end + 1
         elif char in ";{}":
             out.append((char, Token(char, i, i + 1)))
             i += 1

@@ -17,6 +17,7 @@ def build_payload(
     facts: dict[str, Any] | None = None,
     config: ConfigSnapshot | None = None,
     include_config_dump: bool = False,
+    gaps: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A push body; optional parts are left out rather than sent as null."""
     payload: dict[str, Any] = {
@@ -32,4 +33,6 @@ def build_payload(
             payload["config"] = {"hash": config.hash, "dump": config.dump}
         payload["config_hash"] = config.hash
     payload["samples"] = samples
+    if gaps:
+        payload["gaps"] = gaps
     return payload

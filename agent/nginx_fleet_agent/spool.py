@@ -2,7 +2,9 @@
 
 Appending a sample assigns its `seq` in the same transaction that stores it, so a crash can
 neither reuse a number nor lose one that was handed out. When the spool is over its bounds the
-oldest samples are dropped (with a warning): recent data is worth more than old.
+oldest samples are dropped (with a warning): recent data is worth more than old. Each dropped
+seq range is kept as a gap record (same transaction) until a push has told the server about it,
+so the UI can say "agent spool overflow" instead of showing an unexplained hole.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS samples (seq INTEGER PRIMARY KEY, body TEXT NOT NULL,
                                     size INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS gaps (from_seq INTEGER PRIMARY KEY, to_seq INTEGER NOT NULL,
+                                 from_ts TEXT NOT NULL, to_ts TEXT NOT NULL,
+                                 reason TEXT NOT NULL);
 """
+SPOOL_OVERFLOW = "spool_overflow"
 
 
 class Spool:
@@ -73,6 +79,22 @@ class Spool:
         ).fetchall()
         return [json.loads(body) for (body,) in rows]
 
+    def gaps(self, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` gap records not yet confirmed by the server, oldest first."""
+        rows = self._db.execute(
+            "SELECT from_seq, to_seq, from_ts, to_ts, reason FROM gaps ORDER BY from_seq LIMIT ?",
+            (limit,),
+        ).fetchall()
+        names = ("from_seq", "to_seq", "from_ts", "to_ts", "reason")
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def remove_gaps(self, gaps: list[dict[str, Any]]) -> None:
+        """Forget gap records the server confirmed, unless they grew since they were read."""
+        self._db.executemany(
+            "DELETE FROM gaps WHERE from_seq = ? AND to_seq = ?",
+            [(gap["from_seq"], gap["to_seq"]) for gap in gaps],
+        )
+
     def remove_through(self, seq: int) -> None:
         """Forget every sample up to and including `seq` (they were delivered or dropped)."""
         self._db.execute("DELETE FROM samples WHERE seq <= ?", (seq,))
@@ -108,19 +130,42 @@ class Spool:
         )
 
     def _enforce_bounds(self) -> int:
+        """Drop the oldest samples until within bounds, recording them as a gap; how many."""
         count, size = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM samples"
         ).fetchone()
         if count <= self._max_samples and size <= self._max_bytes:
             return 0
-        dropped = 0
-        rows = self._db.execute("SELECT seq, size FROM samples ORDER BY seq").fetchall()
-        for seq, row_size in rows:
+        dropped: list[int] = []
+        oldest_first = self._db.execute("SELECT seq, size FROM samples ORDER BY seq")
+        for seq, row_size in oldest_first:
             if count <= self._max_samples and size <= self._max_bytes:
                 break
-            count, size, dropped = count - 1, size - row_size, dropped + 1
-            self._db.execute("DELETE FROM samples WHERE seq = ?", (seq,))
-        return dropped
+            count, size = count - 1, size - row_size
+            dropped.append(seq)
+        oldest_first.close()
+        self._record_gap(dropped[0], dropped[-1])
+        self._db.execute("DELETE FROM samples WHERE seq <= ?", (dropped[-1],))
+        return len(dropped)
+
+    def _record_gap(self, first: int, last: int) -> None:
+        """Note that samples first..last are lost, extending the record that ends just before."""
+        first_ts, last_ts = (self._ts_of(first), self._ts_of(last))
+        extended = self._db.execute(
+            "UPDATE gaps SET to_seq = ?, to_ts = ? WHERE to_seq = ? AND reason = ?",
+            (last, last_ts, first - 1, SPOOL_OVERFLOW),
+        ).rowcount
+        if not extended:
+            self._db.execute(
+                "INSERT INTO gaps (from_seq, to_seq, from_ts, to_ts, reason) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (first, last, first_ts, last_ts, SPOOL_OVERFLOW),
+            )
+
+    def _ts_of(self, seq: int) -> str:
+        """The collection time of a spooled sample."""
+        (body,) = self._db.execute("SELECT body FROM samples WHERE seq = ?", (seq,)).fetchone()
+        return str(json.loads(body).get("ts", ""))
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

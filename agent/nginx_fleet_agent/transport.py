@@ -22,11 +22,15 @@ ENROLL_PATH = "/api/v1/agent/enroll"
 class Outcome(enum.Enum):
     """What the agent does with a batch after a push attempt."""
 
-    DELIVERED = "delivered"  # 2xx: remove it from the spool
+    # 2xx: every sample was stored, a duplicate, or refused alone (listed in the reply); remove
+    # the batch from the spool.
+    DELIVERED = "delivered"
     RETRY = "retry"  # 5xx, 429, network error: keep it, retry after a backoff delay
-    DROP = "drop"  # 413/422: retrying the same body cannot succeed
+    DROP = "drop"  # 413: too large; send it without the dump, then in smaller batches
     STOP = "stop"  # 401/403: the token is not valid for this host; stop pushing
-    REJECTED = "rejected"  # other 4xx: keep it, log, retry after a backoff delay
+    # Other 4xx, 422 included (the envelope itself was refused, never one sample): keep the
+    # samples, log the reason loudly, retry after a backoff delay.
+    REJECTED = "rejected"
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def classify(status: int) -> Outcome:
         return Outcome.DELIVERED
     if status in (401, 403):
         return Outcome.STOP
-    if status in (413, 422):
+    if status == 413:
         return Outcome.DROP
     if status == 429 or status >= 500:
         return Outcome.RETRY

@@ -27,7 +27,10 @@ class Recorded:
 
 @dataclass
 class FakeControlPlane:
-    """Answers push/ping/enroll; `push_statuses` queues non-200 replies for the next pushes."""
+    """Answers push/ping/enroll; `push_statuses` queues non-200 replies for the next pushes.
+
+    Samples whose seq is in `refused_seqs` are refused alone, as the real server refuses an
+    invalid sample: listed in the 200 reply's `rejected`, the rest of the push stored."""
 
     port: int = field(default_factory=free_port)
     push_statuses: list[int] = field(default_factory=list)
@@ -35,6 +38,8 @@ class FakeControlPlane:
     config_wanted: bool = False
     requests: list[Recorded] = field(default_factory=list)
     seen: set[tuple[str, int]] = field(default_factory=set)
+    refused_seqs: set[int] = field(default_factory=set)
+    gaps: dict[int, dict[str, Any]] = field(default_factory=dict)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -99,12 +104,25 @@ class FakeControlPlane:
         if self.push_statuses:
             status = self.push_statuses.pop(0)
             return status, {"detail": f"test server answers {status}"}
-        keys = [(body["agent_id"], sample["seq"]) for sample in body["samples"]]
+        rejected = [
+            {"seq": s["seq"], "field": f"samples[{i}].ts", "reason": f"samples[{i}].ts: refused"}
+            for i, s in enumerate(body["samples"])
+            if s["seq"] in self.refused_seqs
+        ]
+        keys = [
+            (body["agent_id"], sample["seq"])
+            for sample in body["samples"]
+            if sample["seq"] not in self.refused_seqs
+        ]
         duplicates = sum(key in self.seen for key in keys)
         self.seen.update(keys)
+        for gap in body.get("gaps", []):
+            self.gaps[gap["from_seq"]] = gap
         return 200, {
             "accepted": len(keys) - duplicates,
             "duplicates": duplicates,
+            "rejected": rejected,
+            "gaps": len(body.get("gaps", [])),
             "config_wanted": self.config_wanted,
             "push_interval_s": self.push_interval_s,
             "actions": [],

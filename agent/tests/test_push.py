@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -139,20 +140,62 @@ def test_restart_replays_the_spool_and_continues_seq(
     assert [s["seq"] for s in push.body["samples"]] == [1, 2, 3]
 
 
-def test_unprocessable_batch_is_dropped(
-    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path
+def test_a_refused_envelope_keeps_the_samples_and_backs_off(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     plane.push_statuses = [422]
     agent = _agent(nginx, plane, tmp_path)
     agent.collect_once()
     agent.collect_once()
     agent.push_pending()
-    assert agent.spooled == 0
+    assert agent.spooled == 2
+    assert agent._backoff.failures == 1
+    assert "HTTP 422" in caplog.text
+    agent._next_push_at = 0.0
     agent.collect_once()
     agent.push_pending()
-    rejected, accepted = plane.pushes()
-    assert [s["seq"] for s in rejected.body["samples"]] == [1, 2]
-    assert [s["seq"] for s in accepted.body["samples"]] == [3]
+    refused, accepted = plane.pushes()
+    assert [s["seq"] for s in refused.body["samples"]] == [1, 2]
+    assert [s["seq"] for s in accepted.body["samples"]] == [1, 2, 3]
+    assert agent.spooled == 0
+
+
+def test_one_refused_sample_costs_only_itself(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    plane.stop()
+    agent = _agent(nginx, plane, tmp_path)
+    for _ in range(300):
+        agent.collect_once()
+    plane.refused_seqs = {137}
+    plane.start()
+    with caplog.at_level(logging.WARNING):
+        agent.push_pending()
+    (push,) = plane.pushes()
+    assert len(push.body["samples"]) == 300
+    assert sorted(seq for _, seq in plane.seen) == [s for s in range(1, 301) if s != 137]
+    assert agent.spooled == 0
+    assert "server refused sample seq 137: samples[136].ts: refused" in caplog.text
+
+
+def test_spool_overflow_is_reported_as_a_gap_once(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path
+) -> None:
+    plane.stop()
+    agent = _agent(nginx, plane, tmp_path, spool_max_samples=5)
+    for _ in range(12):
+        agent.collect_once()
+    plane.start()
+    agent.push_pending()
+    agent.collect_once()
+    agent.push_pending()
+    first, second = plane.pushes()
+    assert [s["seq"] for s in first.body["samples"]] == [8, 9, 10, 11, 12]
+    (gap,) = first.body["gaps"]
+    assert (gap["from_seq"], gap["to_seq"], gap["reason"]) == (1, 7, "spool_overflow")
+    assert gap["from_ts"] <= gap["to_ts"] <= first.body["samples"][0]["ts"]
+    # Confirmed by the reply: not sent again.
+    assert "gaps" not in second.body
 
 
 def test_too_large_push_is_split_before_anything_is_dropped(

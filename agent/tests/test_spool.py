@@ -44,6 +44,35 @@ def test_count_bound_drops_oldest_with_a_warning(
     assert "dropped the 1 oldest" in caplog.text
 
 
+def test_dropped_samples_become_one_growing_gap_record(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool.sqlite3", max_samples=3)
+    for n in range(6):
+        spool.append({"ts": f"2026-11-23T08:00:0{n}Z"})
+    assert spool.gaps(10) == [
+        {
+            "from_seq": 1,
+            "to_seq": 3,
+            "from_ts": "2026-11-23T08:00:00Z",
+            "to_ts": "2026-11-23T08:00:02Z",
+            "reason": "spool_overflow",
+        }
+    ]
+    sent = spool.gaps(10)
+    spool.append({"ts": "2026-11-23T08:00:06Z"})
+    # The record grew after it was read: confirming the old extent must not forget seq 4.
+    spool.remove_gaps(sent)
+    assert [(g["from_seq"], g["to_seq"], g["to_ts"]) for g in spool.gaps(10)] == [
+        (1, 4, "2026-11-23T08:00:03Z")
+    ]
+    spool.remove_gaps(spool.gaps(10))
+    assert spool.gaps(10) == []
+    # Samples delivered in between: the next loss is a record of its own.
+    spool.remove_through(7)
+    for n in range(5):
+        spool.append({"ts": f"2026-11-23T08:01:0{n}Z"})
+    assert [(g["from_seq"], g["to_seq"]) for g in spool.gaps(10)] == [(8, 9)]
+
+
 def test_byte_bound_drops_oldest(tmp_path: Path) -> None:
     spool = Spool(tmp_path / "spool.sqlite3", max_samples=1000, max_bytes=250)
     for n in range(10):

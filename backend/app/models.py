@@ -7,7 +7,7 @@ from app.core.db import Base
 from app.enrollment.models import EnrollmentToken
 from app.findings.models import Ack
 from app.hosts.models import Host, HostFacts
-from app.metrics.models import Sample, SampleRollup
+from app.metrics.models import Sample, SampleGap, SampleRollup
 from app.users.models import Role, User
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "LoginFailure",
     "Role",
     "Sample",
+    "SampleGap",
     "SampleRollup",
     "User",
     "UserSession",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -28,10 +28,23 @@ class StubStatusParseError(ValueError):
 
 @dataclass(frozen=True)
 class StubStatusTarget:
-    """Where to fetch the page: a URL and the Host header its server block answers to."""
+    """Where to fetch the page: a URL and the Host header its server block answers to.
+
+    `url` never holds credentials (it is sent in every sample); a configured URL's
+    `user:pass@` is moved to `auth` and used only for the request itself."""
 
     url: str
     host_header: str | None = None
+    auth: tuple[str, str] | None = field(default=None, repr=False)
+
+
+def configured_target(url: str) -> StubStatusTarget:
+    """The target of a configured URL, its userinfo split off into basic-auth credentials."""
+    parsed = httpx.URL(url)
+    if not parsed.userinfo:
+        return StubStatusTarget(url)
+    clean = str(parsed.copy_with(username=None, password=None))
+    return StubStatusTarget(clean, auth=(parsed.username, parsed.password))
 
 
 def parse_stub_status(text: str) -> dict[str, int]:
@@ -134,7 +147,7 @@ class StubStatusCollector:
     def __init__(
         self, configured_url: str | None, timeout_s: float = defaults.STUB_STATUS_TIMEOUT_S
     ) -> None:
-        self._configured = StubStatusTarget(configured_url) if configured_url else None
+        self._configured = configured_target(configured_url) if configured_url else None
         self._discovered: StubStatusTarget | None = None
         # trust_env=False: a proxy from the environment must never see loopback requests.
         # verify=False: a discovered TLS port on loopback serves the host's own certificate,
@@ -157,7 +170,7 @@ class StubStatusCollector:
             return {"stub_status": {"available": False, "url": None, "error": NO_LOCATION_ERROR}}
         headers = {"Host": target.host_header} if target.host_header else {}
         try:
-            response = self._client.get(target.url, headers=headers)
+            response = self._client.get(target.url, headers=headers, auth=target.auth)
         except httpx.HTTPError as exc:
             return _unavailable(target.url, _describe_http_error(exc))
         if response.status_code != 200:

@@ -1,39 +1,41 @@
 """Group commit: many pushes authenticated, stored and committed together, in one transaction.
 
 Plain appends (the steady state of a fleet) share one auth query, one INSERT, one UPDATE and
-one commit; pushes that need the rare paths (facts, a config dump, samples reaching back before
-the newest stored one) go through the per-push path after the batch, in arrival order per host.
+one commit; pushes that need the rare paths (facts, a config dump, gap records, no valid sample,
+samples reaching back before the newest stored one) go through the per-push path after the
+batch, in arrival order per host. A refused push gets a domain error (app.agents.errors) as its
+outcome, which the router turns into the HTTP reply.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fastapi import HTTPException, status
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from app.agents import service
+from app.agents.errors import UNKNOWN_TOKEN, HostTokenError
 from app.agents.ingest import (
-    AgentMismatchError,
     Committed,
     announce,
     check_agent,
+    committed_push,
     ingest_push,
-    late_sample_range,
-    live_event,
     stub_status_error,
 )
-from app.agents.payload import PayloadRejected, decode_body, parse_push_payload
+from app.agents.payload import decode_body, parse_push_payload
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
 from app.configs.models import ConfigAnalysis
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
+from app.core.errors import ServiceError
 from app.hosts.fleet import FLEET_ANALYSIS_COLUMNS
 from app.hosts.models import Host
 from app.metrics.rates import CounterReading
@@ -59,26 +61,11 @@ class PushRequest:
 Outcome = PushReply | Exception
 
 
-def unauthorized(detail: str) -> HTTPException:
-    """A 401 that tells the client to use a bearer token."""
-    return HTTPException(
-        status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"}
-    )
-
-
-UNKNOWN_TOKEN = "unknown or revoked host token; enrol the agent again"  # noqa: S105
-
-
 def _decode(request: PushRequest) -> PushPayload:
-    """The validated payload of a push, or 413/422."""
+    """The validated payload of a push; PayloadRejected (413/422) when unusable as a whole."""
     max_bytes = get_settings().ingest_max_bytes
-    try:
-        raw = decode_body(
-            request.body, content_encoding=request.content_encoding, max_bytes=max_bytes
-        )
-        return parse_push_payload(raw)
-    except PayloadRejected as rejected:
-        raise HTTPException(rejected.status_code, rejected.detail) from rejected
+    raw = decode_body(request.body, content_encoding=request.content_encoding, max_bytes=max_bytes)
+    return parse_push_payload(raw)
 
 
 def handle_push(request: PushRequest) -> PushReply:
@@ -86,12 +73,9 @@ def handle_push(request: PushRequest) -> PushReply:
     with SessionLocal() as session:
         host = service.authenticate(session=session, token=request.token)
         if host is None:
-            raise unauthorized(UNKNOWN_TOKEN)
+            raise HostTokenError(UNKNOWN_TOKEN)
         payload = _decode(request)
-        try:
-            return ingest_push(session=session, host=host, payload=payload, now=utcnow())
-        except AgentMismatchError as mismatch:
-            raise HTTPException(status.HTTP_403_FORBIDDEN, str(mismatch)) from mismatch
+        return ingest_push(session=session, host=host, payload=payload, now=utcnow())
 
 
 @dataclass(slots=True)
@@ -125,20 +109,24 @@ def _plan(
     for index, request in enumerate(requests):
         host = hosts.get(request.token)
         if host is None:
-            outcomes[index] = unauthorized(UNKNOWN_TOKEN)
+            outcomes[index] = HostTokenError(UNKNOWN_TOKEN)
             continue
         try:
             payload = _decode(request)
             check_agent(host, payload)
-        except HTTPException as refused:
+        except ServiceError as refused:
             outcomes[index] = refused
             continue
-        except AgentMismatchError as mismatch:
-            outcomes[index] = HTTPException(status.HTTP_403_FORBIDDEN, str(mismatch))
-            continue
         newest_seq, newest_reading = newest.get(host.id, (host.newest_seq, host.newest_reading))
-        rare = payload.facts is not None or payload.config is not None
-        reaches_back = newest_seq is not None and payload.samples[0].seq <= newest_seq
+        rare = (
+            payload.facts is not None
+            or payload.config is not None
+            or bool(payload.gaps)
+            or not payload.samples
+        )
+        reaches_back = (
+            payload.samples and newest_seq is not None and payload.samples[0].seq <= newest_seq
+        )
         # Once one push of a host takes the per-push path, its later ones follow it in order.
         if rare or reaches_back or host.id in hosts_one_by_one:
             hosts_one_by_one.add(host.id)
@@ -200,34 +188,18 @@ def _latest_analyses(session: Session, host_ids: set[int]) -> dict[int, dict[str
 
 
 def _committed(
-    append: _Append, inserted: set[tuple[int, int]], analysis: dict[str, Any] | None, now: datetime
+    append: _Append, inserted: set[int], analysis: dict[str, Any] | None, now: datetime
 ) -> Committed:
-    """The reply, live event and late rollup of one stored append."""
-    accepted = [row for row in append.rows if (row["host_id"], row["seq"]) in inserted]
-    event = None
-    if accepted:
-        status_fields = {
-            "hostname": append.payload.hostname,
-            "last_seen_at": now,
-            "nginx_up": accepted[-1]["nginx_up"],
-            "stub_status_available": accepted[-1]["stub_status_available"],
-            "stub_status_error": stub_status_error(accepted[-1]),
-        }
-        event = live_event(append.host, append.payload, accepted[-1], status_fields, analysis, now)
-    config_hash = append.payload.config_hash
-    reply = PushReply(
-        accepted=len(accepted),
-        duplicates=len(append.rows) - len(accepted),
-        config_wanted=config_hash is not None and config_hash != append.host.config_hash,
-        push_interval_s=get_settings().push_interval_s,
-        actions=[],
-    )
-    return Committed(
-        reply=reply,
-        new_snapshot_id=None,
-        reanalyze_snapshot_id=None,
-        event=event,
-        late_range=late_sample_range(accepted, now),
+    """The reply, live event and late rollup of one stored append (`inserted`: its host's seqs)."""
+    return committed_push(
+        host=append.host,
+        payload=append.payload,
+        rows=append.rows,
+        inserted=inserted,
+        gaps_stored=0,
+        known_config_hash=append.host.config_hash,
+        analysis=analysis,
+        now=now,
     )
 
 
@@ -240,7 +212,13 @@ def _store_appends(session: Session, appends: list[_Append], now: datetime) -> l
     session.execute(_HOST_STATUS_UPDATE, [statuses[host_id] for host_id in sorted(statuses)])
     analyses = _latest_analyses(session, {host_id for host_id, _seq in inserted})
     session.commit()
-    return [_committed(append, inserted, analyses.get(append.host.id), now) for append in appends]
+    inserted_of_host: dict[int, set[int]] = defaultdict(set)
+    for host_id, seq in inserted:
+        inserted_of_host[host_id].add(seq)
+    return [
+        _committed(append, inserted_of_host[append.host.id], analyses.get(append.host.id), now)
+        for append in appends
+    ]
 
 
 def _one_by_one(requests: Sequence[PushRequest], indexes: Sequence[int]) -> dict[int, Outcome]:

@@ -1,8 +1,13 @@
-"""Accepting a push: samples, facts, config snapshot, host status, then live event and tasks."""
+"""Accepting a push: samples, gaps, facts, config snapshot, host status, then live event and tasks.
+
+Both ingest paths (this per-push one and the group commit of batch_ingest) end the same way:
+`committed_push` turns what a commit stored into the agent's reply and the UI's live event, and
+`announce` does the best-effort work after the commit."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -12,6 +17,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from app.agents.errors import AgentMismatchError
 from app.agents.schemas import HostFacts as PushedFacts
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
@@ -23,6 +29,7 @@ from app.core.config import get_settings
 from app.hosts.fleet import build_fleet_host, latest_analysis_columns
 from app.hosts.models import Host, HostFacts
 from app.metrics.fields import CHARTED_FIELDS
+from app.metrics.gaps import store_gaps
 from app.metrics.rollups import MINUTE_LOOKBACK
 from app.metrics.samples import store_samples
 from app.metrics.schemas import SeriesPoint
@@ -35,10 +42,6 @@ _hosts = table_of(Host)
 _facts = table_of(HostFacts)
 # Samples older than this missed the periodic rollup window and get a rollup of their own.
 LATE_SAMPLE_AGE = MINUTE_LOOKBACK - timedelta(minutes=1)
-
-
-class AgentMismatchError(Exception):
-    """The push names another agent than the one the token was issued to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,30 +125,81 @@ def check_agent(host: AuthenticatedHost, payload: PushPayload) -> None:
         )
 
 
+def committed_push(
+    *,
+    host: AuthenticatedHost,
+    payload: PushPayload,
+    rows: Sequence[dict[str, Any]],
+    inserted: set[int],
+    gaps_stored: int,
+    known_config_hash: str | None,
+    analysis: dict[str, Any] | None,
+    now: datetime,
+    new_snapshot_id: int | None = None,
+    reanalyze_snapshot_id: int | None = None,
+) -> Committed:
+    """The reply and live event of a push whose rows are committed (`inserted`: new seqs).
+
+    The one place both ingest paths build what the agent and the UI are told."""
+    accepted = [row for row in rows if row["seq"] in inserted]
+    event = None
+    if accepted:
+        newest = accepted[-1]
+        status_fields = {
+            "hostname": payload.hostname,
+            "last_seen_at": now,
+            "nginx_up": newest["nginx_up"],
+            "stub_status_available": newest["stub_status_available"],
+            "stub_status_error": stub_status_error(newest),
+        }
+        event = live_event(host, payload, newest, status_fields, analysis, now)
+    reply = PushReply(
+        accepted=len(accepted),
+        duplicates=len(rows) - len(accepted),
+        rejected=payload.rejected,
+        gaps=gaps_stored,
+        config_wanted=payload.config_hash is not None and payload.config_hash != known_config_hash,
+        push_interval_s=get_settings().push_interval_s,
+        actions=[],
+    )
+    return Committed(
+        reply=reply,
+        new_snapshot_id=new_snapshot_id,
+        reanalyze_snapshot_id=reanalyze_snapshot_id,
+        event=event,
+        late_range=late_sample_range(accepted, now),
+    )
+
+
 def _store(
     session: Session, host: AuthenticatedHost, payload: PushPayload, now: datetime
 ) -> Committed:
     """Every database write of a push, in one transaction; commits."""
-    stored = store_samples(
-        session,
-        host_id=host.id,
-        samples=payload.samples,
-        newest_seq=host.newest_seq,
-        newest_reading=host.newest_reading,
-    )
-    newest = stored.rows[-1]
+    rows: list[dict[str, Any]] = []
+    inserted: set[int] = set()
     host_fields: dict[str, Any] = {
         "hostname": payload.hostname,
         "last_seen_at": now,
         "agent_version": payload.agent_version,
     }
-    if host.newest_seq is None or newest["seq"] > host.newest_seq:
-        host_fields.update(
-            last_seq=newest["seq"],
-            nginx_up=newest["nginx_up"],
-            stub_status_available=newest["stub_status_available"],
-            stub_status_error=stub_status_error(newest),
+    if payload.samples:
+        stored = store_samples(
+            session,
+            host_id=host.id,
+            samples=payload.samples,
+            newest_seq=host.newest_seq,
+            newest_reading=host.newest_reading,
         )
+        rows, inserted = stored.rows, stored.inserted
+        newest = rows[-1]
+        if host.newest_seq is None or newest["seq"] > host.newest_seq:
+            host_fields.update(
+                last_seq=newest["seq"],
+                nginx_up=newest["nginx_up"],
+                stub_status_available=newest["stub_status_available"],
+                stub_status_error=stub_status_error(newest),
+            )
+    gaps_stored = store_gaps(session, host_id=host.id, gaps=payload.gaps, now=now)
     facts_changed = payload.facts is not None and _store_facts(session, host.id, payload.facts, now)
     stored_hash = host.config_hash
     new_snapshot_id = None
@@ -163,33 +217,17 @@ def _store(
     if facts_changed and new_snapshot_id is None:
         reanalyze_snapshot_id = current_snapshot_id(session=session, host_id=host.id)
     session.commit()
-
-    accepted = [row for row in stored.rows if row["seq"] in stored.inserted]
-    event = late_range = None
-    if accepted:
-        status_fields = {
-            "hostname": payload.hostname,
-            "last_seen_at": now,
-            "nginx_up": accepted[-1]["nginx_up"],
-            "stub_status_available": accepted[-1]["stub_status_available"],
-            "stub_status_error": stub_status_error(accepted[-1]),
-        }
-        analysis = latest_analysis_columns(session, host.id)
-        event = live_event(host, payload, accepted[-1], status_fields, analysis, now)
-        late_range = late_sample_range(accepted, now)
-    reply = PushReply(
-        accepted=len(stored.inserted),
-        duplicates=len(stored.rows) - len(stored.inserted),
-        config_wanted=payload.config_hash is not None and payload.config_hash != stored_hash,
-        push_interval_s=get_settings().push_interval_s,
-        actions=[],
-    )
-    return Committed(
-        reply=reply,
+    return committed_push(
+        host=host,
+        payload=payload,
+        rows=rows,
+        inserted=inserted,
+        gaps_stored=gaps_stored,
+        known_config_hash=stored_hash,
+        analysis=latest_analysis_columns(session, host.id) if inserted else None,
+        now=now,
         new_snapshot_id=new_snapshot_id,
         reanalyze_snapshot_id=reanalyze_snapshot_id,
-        event=event,
-        late_range=late_range,
     )
 
 
@@ -204,9 +242,10 @@ def ingest_push(
 
 
 def announce(host_id: int, committed: Committed) -> None:
-    """The work after a push's commit: analyses and rollups to queue, the live event."""
-    # Past this point the push is stored: a broker or Redis outage is logged, not turned into
-    # an error that would make the agent resend what we already have.
+    """The work after a push's commit: analyses and rollups to queue, the live event.
+
+    Best-effort: the push is stored, so a broker or Redis outage is logged, never turned into
+    an error that would make the agent resend what we already have."""
     if committed.new_snapshot_id is not None:
         enqueue_analysis(committed.new_snapshot_id)
     if committed.reanalyze_snapshot_id is not None:
@@ -220,5 +259,5 @@ def announce(host_id: int, committed: Committed) -> None:
     if committed.event is not None:
         try:
             pubsub.publish("sample", committed.event)
-        except RedisError:
+        except (RedisError, OSError):
             log.exception("could not publish the live event of host %d", host_id)

@@ -1,4 +1,7 @@
-"""Turning a raw push body into a PushPayload: size limit, gunzip, JSON, validation."""
+"""Turning a raw push body into a PushPayload: size limit, gunzip, JSON, validation.
+
+The envelope (identity, facts, config, the types of `samples` and `gaps`) is all or nothing;
+each sample and gap record is then validated on its own and refused alone when invalid."""
 
 from __future__ import annotations
 
@@ -10,24 +13,16 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from app.agents.schemas import PushPayload
+from app.agents.errors import MalformedPayloadError, PayloadTooLargeError
+from app.agents.schemas import PushedGap, PushEnvelope, PushPayload, Rejection, Sample
 
 # A message listing hundreds of errors helps nobody; the first few point at the bug.
 MAX_REPORTED_ERRORS = 10
 
 
-class PayloadRejected(Exception):
-    """The push body cannot be accepted; status_code and detail go back to the agent."""
-
-    def __init__(self, status_code: int, detail: str) -> None:
-        super().__init__(detail)
-        self.status_code = status_code
-        self.detail = detail
-
-
-def _too_large(max_bytes: int, what: str) -> PayloadRejected:
+def too_large(max_bytes: int, what: str) -> PayloadTooLargeError:
     """The 413 for a body above the limit."""
-    return PayloadRejected(413, f"{what} is larger than the limit of {max_bytes} bytes")
+    return PayloadTooLargeError(f"{what} is larger than the limit of {max_bytes} bytes")
 
 
 async def read_limited(chunks: AsyncIterable[bytes], *, max_bytes: int) -> bytes:
@@ -36,7 +31,7 @@ async def read_limited(chunks: AsyncIterable[bytes], *, max_bytes: int) -> bytes
     async for chunk in chunks:
         received += chunk
         if len(received) > max_bytes:
-            raise _too_large(max_bytes, "request body")
+            raise too_large(max_bytes, "request body")
     return bytes(received)
 
 
@@ -46,11 +41,11 @@ def gunzip_limited(body: bytes, *, max_bytes: int) -> bytes:
     try:
         output = inflater.decompress(body, max_bytes + 1)
         if len(output) > max_bytes:
-            raise _too_large(max_bytes, "decompressed body")
+            raise too_large(max_bytes, "decompressed body")
         if not inflater.eof:
-            raise PayloadRejected(422, "invalid gzip body: the stream is truncated")
+            raise MalformedPayloadError("invalid gzip body: the stream is truncated")
     except zlib.error as error:
-        raise PayloadRejected(422, f"invalid gzip body: {error}") from error
+        raise MalformedPayloadError(f"invalid gzip body: {error}") from error
     return output
 
 
@@ -61,7 +56,7 @@ def decode_body(body: bytes, *, content_encoding: str | None, max_bytes: int) ->
         return gunzip_limited(body, max_bytes=max_bytes)
     if encoding == "identity":
         return body
-    raise PayloadRejected(422, f"unsupported Content-Encoding {encoding!r}; use gzip or none")
+    raise MalformedPayloadError(f"unsupported Content-Encoding {encoding!r}; use gzip or none")
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:
@@ -77,7 +72,7 @@ def format_location(loc: tuple[int | str, ...]) -> str:
     return path or "body"
 
 
-def _describe(error: ErrorDetails) -> str:
+def _describe(error: ErrorDetails, prefix: tuple[int | str, ...] = ()) -> str:
     """An operator-friendly wording of one pydantic error."""
     ctx: dict[str, Any] = dict(error.get("ctx") or {})
     kind = error["type"]
@@ -106,34 +101,99 @@ def _describe(error: ErrorDetails) -> str:
     }.get(kind)
     if wording is None:
         wording = error["msg"].removeprefix("Value error, ")
-    return f"{format_location(error['loc'])}: {wording}"
+    return f"{format_location((*prefix, *error['loc']))}: {wording}"
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """All problems of a rejected payload in one readable line."""
+def describe_validation_error(error: ValidationError, prefix: tuple[int | str, ...] = ()) -> str:
+    """All problems of a rejected payload (or of one item, located under prefix) in one line."""
     problems = error.errors(include_url=False)
-    described = [_describe(problem) for problem in problems[:MAX_REPORTED_ERRORS]]
+    described = [_describe(problem, prefix) for problem in problems[:MAX_REPORTED_ERRORS]]
     if len(problems) > MAX_REPORTED_ERRORS:
         described.append(f"and {len(problems) - MAX_REPORTED_ERRORS} more problems")
     return "; ".join(described)
 
 
 def parse_push_payload(raw: bytes) -> PushPayload:
-    """Parse and validate a decoded push body, or raise PayloadRejected(422)."""
+    """Parse and validate a decoded push body; MalformedPayloadError when the envelope is bad.
+
+    Invalid samples and gap records come back in `rejected`, the valid ones in order."""
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
-        raise PayloadRejected(422, f"invalid JSON: {error}") from error
+        raise MalformedPayloadError(f"invalid JSON: {error}") from error
     if not isinstance(document, dict):
-        raise PayloadRejected(422, "body: must be a JSON object")
+        raise MalformedPayloadError("body: must be a JSON object")
     try:
-        payload = PushPayload.model_validate(document)
+        envelope = PushEnvelope.model_validate(document)
     except ValidationError as error:
-        raise PayloadRejected(422, describe_validation_error(error)) from error
+        raise MalformedPayloadError(describe_validation_error(error)) from error
     # JSON can only carry NUL escaped; the byte search keeps the common case free.
     if b"\\u0000" in raw:
-        _replace_nul(payload)
-    return payload
+        _replace_nul(envelope)
+    samples, rejected = _valid_samples(envelope.samples)
+    gaps = []
+    for index, item in enumerate(envelope.gaps):
+        try:
+            gaps.append(PushedGap.model_validate(item))
+        except ValidationError as error:
+            rejected.append(_rejection(error, ("gaps", index), seq=None))
+    # Every part is validated already (and the dump may hold replaced NULs since): no re-check.
+    return PushPayload.model_construct(
+        agent_id=envelope.agent_id,
+        agent_version=envelope.agent_version,
+        hostname=envelope.hostname,
+        labels=envelope.labels,
+        facts=envelope.facts,
+        config=envelope.config,
+        config_hash=envelope.config_hash,
+        samples=samples,
+        gaps=gaps,
+        rejected=rejected,
+    )
+
+
+def _valid_samples(items: list[Any]) -> tuple[list[Sample], list[Rejection]]:
+    """The samples that validate on their own and come after the previous one, and the rest."""
+    valid: list[Sample] = []
+    rejected: list[Rejection] = []
+    for index, item in enumerate(items):
+        seq = _seq_of(item)
+        try:
+            sample = Sample.model_validate(item)
+        except ValidationError as error:
+            rejected.append(_rejection(error, ("samples", index), seq=seq))
+            continue
+        if valid and sample.seq <= valid[-1].seq:
+            # Samples come oldest first with increasing seq; anything else is a broken spool.
+            rejected.append(
+                Rejection(
+                    seq=seq,
+                    field=f"samples[{index}].seq",
+                    reason=f"samples[{index}].seq: must be greater than {valid[-1].seq}, the seq "
+                    "of the sample before it (samples are sent oldest first)",
+                )
+            )
+            continue
+        valid.append(sample)
+    return valid, rejected
+
+
+def _seq_of(item: Any) -> int | None:
+    """The seq of a sample to name it by, when it has a usable one."""
+    seq = item.get("seq") if isinstance(item, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else None
+
+
+def _rejection(
+    error: ValidationError, prefix: tuple[int | str, ...], *, seq: int | None
+) -> Rejection:
+    """A Rejection naming the first invalid field of one item and describing every problem."""
+    first = error.errors(include_url=False)[0]
+    return Rejection(
+        seq=seq,
+        field=format_location((*prefix, *first["loc"])),
+        reason=describe_validation_error(error, prefix),
+    )
 
 
 def _replace_nul(value: Any) -> Any:

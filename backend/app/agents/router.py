@@ -9,9 +9,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from app.agents import service
-from app.agents.batch_ingest import UNKNOWN_TOKEN, PushRequest, unauthorized
+from app.agents.batch_ingest import PushRequest
 from app.agents.batcher import push_batcher
-from app.agents.payload import PayloadRejected, read_limited
+from app.agents.errors import MISSING_TOKEN, UNKNOWN_TOKEN, HostTokenError
+from app.agents.payload import read_limited, too_large
 from app.agents.schemas import EnrollReply, EnrollRequest, PingReply, PushReply
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
@@ -25,10 +26,17 @@ _bearer = HTTPBearer(auto_error=False, description="The host token (nfh_…) fro
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
+def _unauthorized(detail: str) -> HTTPException:
+    """A 401 that tells the client to use a bearer token."""
+    return HTTPException(
+        status.HTTP_401_UNAUTHORIZED, detail, headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
 def _require_token(credentials: HTTPAuthorizationCredentials | None) -> str:
     """The raw bearer token, or 401 when the request has none."""
     if credentials is None:
-        raise unauthorized("missing host token (Authorization: Bearer nfh_…)")
+        raise _unauthorized(MISSING_TOKEN)
     return credentials.credentials
 
 
@@ -38,14 +46,9 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
         declared = int(request.headers.get("content-length", "0"))
     except ValueError:
         declared = 0
-    try:
-        if declared > max_bytes:
-            raise PayloadRejected(
-                413, f"request body is larger than the limit of {max_bytes} bytes"
-            )
-        return await read_limited(request.stream(), max_bytes=max_bytes)
-    except PayloadRejected as rejected:
-        raise HTTPException(rejected.status_code, rejected.detail) from rejected
+    if declared > max_bytes:
+        raise too_large(max_bytes, "request body")
+    return await read_limited(request.stream(), max_bytes=max_bytes)
 
 
 @router.post("/enroll", response_model=EnrollReply, status_code=status.HTTP_201_CREATED)
@@ -84,11 +87,14 @@ async def push(request: Request, credentials: BearerDep) -> PushReply:
     # and one commit per batch instead of per push (group commit).
     token = _require_token(credentials)
     body = await _read_body(request, get_settings().ingest_max_bytes)
-    return await push_batcher().submit(
-        PushRequest(
-            token=token, body=body, content_encoding=request.headers.get("content-encoding")
+    try:
+        return await push_batcher().submit(
+            PushRequest(
+                token=token, body=body, content_encoding=request.headers.get("content-encoding")
+            )
         )
-    )
+    except HostTokenError as refused:
+        raise _unauthorized(refused.detail) from refused
 
 
 def _ping(token: str) -> PingReply:
@@ -96,11 +102,14 @@ def _ping(token: str) -> PingReply:
     with SessionLocal() as session:
         host = service.authenticate(session=session, token=token)
         if host is None:
-            raise unauthorized(UNKNOWN_TOKEN)
+            raise HostTokenError(UNKNOWN_TOKEN)
         return PingReply(ok=True, host_id=host.id)
 
 
 @router.post("/ping", response_model=PingReply)
 async def ping(credentials: BearerDep) -> PingReply:
     """Check a host token without sending data."""
-    return await run_in_threadpool(_ping, _require_token(credentials))
+    try:
+        return await run_in_threadpool(_ping, _require_token(credentials))
+    except HostTokenError as refused:
+        raise _unauthorized(refused.detail) from refused

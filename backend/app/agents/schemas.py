@@ -13,16 +13,17 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    field_validator,
     model_validator,
 )
 
 from app.agents.labels import Labels
+from app.core.config import get_settings
 from app.core.db import utcnow
+from app.metrics.settings import get_retention
 
 MAX_SAMPLES_PER_PUSH = 500
-# Host clocks drift; beyond this a timestamp is a broken clock and would draw points in the future.
-MAX_CLOCK_SKEW = timedelta(minutes=15)
+# The agent merges the seq ranges it drops into few records; more than this is a broken agent.
+MAX_GAPS_PER_PUSH = 100
 BIGINT_MAX = 2**63 - 1
 
 Counter = Annotated[int, Field(strict=True, ge=0, le=BIGINT_MAX)]
@@ -48,18 +49,48 @@ def _require_rfc3339_string(value: object) -> object:
     return value
 
 
-def _refuse_future(value: datetime) -> datetime:
-    """Refuse timestamps from a clock that runs far ahead of ours."""
-    if value - utcnow() > MAX_CLOCK_SKEW:
-        raise ValueError(
-            f"is more than {int(MAX_CLOCK_SKEW.total_seconds() // 60)} minutes in the future; "
-            "check the host's clock"
-        )
+def sample_time_window(now: datetime) -> tuple[datetime, datetime]:
+    """The oldest and newest sample time accepted at `now`.
+
+    Older than the raw retention, a sample would be deleted by the next retention run (and
+    the agent's spool never holds that much); further ahead than the allowed clock skew, it is
+    a broken host clock that would draw points in the future."""
+    settings = get_settings()
+    return now - get_retention().raw, now + timedelta(seconds=settings.sample_max_future_s)
+
+
+def _check_window(value: datetime, oldest: datetime, newest: datetime, kept: str) -> datetime:
+    """value, or ValueError when it lies outside [oldest, newest] (`kept`: why oldest)."""
+    try:
+        too_old, too_new = value < oldest, value > newest
+    except OverflowError:
+        too_old, too_new = value.year < oldest.year, value.year > newest.year
+    if too_old:
+        raise ValueError(f"is older than {kept} ({oldest.isoformat()}); check the host's clock")
+    if too_new:
+        ahead = int((newest - utcnow()).total_seconds())
+        raise ValueError(f"is more than {ahead} s in the future; check the host's clock")
     return value
 
 
+def _within_window(value: datetime) -> datetime:
+    """Refuse timestamps outside sample_time_window (e.g. 1970 from a clock step, or 9999)."""
+    oldest, newest = sample_time_window(utcnow())
+    return _check_window(value, oldest, newest, "the raw retention")
+
+
+def _within_gap_window(value: datetime) -> datetime:
+    """Refuse gap times in the future or older than the charts go back (hourly retention)."""
+    now = utcnow()
+    newest = sample_time_window(now)[1]
+    return _check_window(value, now - get_retention().hour, newest, "the hourly retention")
+
+
 SampleTime = Annotated[
-    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_refuse_future)
+    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_window)
+]
+GapTime = Annotated[
+    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_gap_window)
 ]
 
 
@@ -211,8 +242,33 @@ class ConfigDump(_AgentModel):
         return self
 
 
-class PushPayload(_AgentModel):
-    """Body of POST /agent/push."""
+GapReason = Annotated[str, Field(strict=True, min_length=1, max_length=32, pattern=r"^[a-z_]+$")]
+
+
+class PushedGap(_AgentModel):
+    """Samples the agent collected but dropped undelivered (e.g. its spool overflowed)."""
+
+    from_seq: Counter
+    to_seq: Counter
+    from_ts: GapTime
+    to_ts: GapTime
+    reason: GapReason
+
+    @model_validator(mode="after")
+    def _ranges_in_order(self) -> PushedGap:
+        """A range whose end comes before its start cannot be shown."""
+        if self.to_seq < self.from_seq:
+            raise ValueError("to_seq must not be less than from_seq")
+        if self.to_ts < self.from_ts:
+            raise ValueError("to_ts must not be before from_ts")
+        return self
+
+
+class PushEnvelope(_AgentModel):
+    """Body of POST /agent/push, with each sample and gap still unchecked.
+
+    Samples and gaps are validated one by one afterwards, so that one bad sample (a clock
+    step, a broken counter) is refused alone instead of taking the whole batch with it."""
 
     agent_id: AgentId
     agent_version: AgentVersion | None = None
@@ -221,26 +277,43 @@ class PushPayload(_AgentModel):
     facts: HostFacts | None = None
     config: ConfigDump | None = None
     config_hash: Sha256Hex | None = None
-    samples: Annotated[list[Sample], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
+    samples: Annotated[list[Any], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
+    gaps: Annotated[list[Any], Field(max_length=MAX_GAPS_PER_PUSH)] = Field(default_factory=list)
 
-    @field_validator("samples")
-    @classmethod
-    def _oldest_first(cls, samples: list[Sample]) -> list[Sample]:
-        """Samples come oldest first with increasing seq; anything else is a broken spool."""
-        for index in range(1, len(samples)):
-            if samples[index].seq <= samples[index - 1].seq:
-                raise ValueError(
-                    f"samples[{index}].seq must be greater than samples[{index - 1}].seq "
-                    "(samples are sent oldest first)"
-                )
-        return samples
+
+class Rejection(BaseModel):
+    """One sample (or gap record) refused alone; the rest of its push was stored."""
+
+    seq: int | None = Field(description="seq of the refused sample; null for a gap or no seq")
+    field: str = Field(description="the first invalid field, e.g. samples[3].ts")
+    reason: str = Field(description="what is wrong, naming each invalid field")
+
+
+class PushPayload(BaseModel):
+    """A push after validation: the samples and gaps that passed, and those that did not."""
+
+    agent_id: str
+    agent_version: str | None
+    hostname: str
+    labels: dict[str, str] | None
+    facts: HostFacts | None
+    config: ConfigDump | None
+    config_hash: str | None
+    # Valid samples, oldest first with increasing seq.
+    samples: list[Sample]
+    gaps: list[PushedGap]
+    rejected: list[Rejection]
 
 
 class PushReply(BaseModel):
-    """Reply to an accepted push."""
+    """Reply to an accepted push: what was stored, what was refused, and pending work."""
 
     accepted: int
     duplicates: int
+    rejected: list[Rejection] = Field(
+        description="samples and gap records refused alone; the agent drops them and logs why"
+    )
+    gaps: int = Field(description="gap records stored (or already known) from this push")
     config_wanted: bool
     push_interval_s: int
     actions: list[dict[str, Any]]

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
         default=2 * 1024 * 1024, gt=0, validation_alias="INGEST_MAX_BYTES"
     )
     push_interval_s: int = Field(default=10, gt=0, validation_alias="NGINX_FLEET_PUSH_INTERVAL_S")
+    # How far ahead of the server's clock a sample's ts may be (older than the raw retention is
+    # refused too): a sample outside that window is refused alone.
+    sample_max_future_s: int = Field(
+        default=300, ge=0, validation_alias="NGINX_FLEET_SAMPLE_MAX_FUTURE_S"
+    )
     db_pool_size: int = Field(default=20, gt=0, validation_alias="NGINX_FLEET_DB_POOL_SIZE")
     session_ttl_hours: int = Field(
         default=12, gt=0, validation_alias="NGINX_FLEET_SESSION_TTL_HOURS"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String
+from sqlalchemy import BigInteger, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.db import Base, JSONType
+from app.core.db import Base, JSONType, utcnow
 
 
 class Sample(Base):
@@ -78,3 +78,22 @@ class SampleRollup(Base):
     fds_open_avg: Mapped[float | None]
     fds_limit_avg: Mapped[float | None]
     workers_avg: Mapped[float | None]
+
+
+class SampleGap(Base):
+    """A seq range of samples the agent collected but dropped before delivering them."""
+
+    __tablename__ = "sample_gaps"
+    # The agent resends a record until a reply confirms it, and may extend it meanwhile
+    # (more samples dropped right after): (host_id, from_seq) identifies it.
+    __table_args__ = (UniqueConstraint("host_id", "from_seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
+    from_seq: Mapped[int] = mapped_column(BigInteger)
+    to_seq: Mapped[int] = mapped_column(BigInteger)
+    from_ts: Mapped[datetime]
+    to_ts: Mapped[datetime]
+    # Why the samples were lost: "spool_overflow" (the agent's bounded spool was full).
+    reason: Mapped[str] = mapped_column(String(32))
+    reported_at: Mapped[datetime] = mapped_column(default=utcnow)

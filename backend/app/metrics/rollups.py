@@ -11,7 +11,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.metrics.bucketing import SeriesSource
 from app.metrics.fields import CHARTED_FIELDS, MAX_FIELDS
-from app.metrics.models import Sample, SampleRollup
+from app.metrics.models import Sample, SampleGap, SampleRollup
 from app.metrics.series import weighted_avg
 from app.metrics.settings import RetentionSettings
 from app.metrics.sql import as_float, bucket_timestamp, insert_for, table_of
@@ -22,6 +22,7 @@ HOUR_LOOKBACK = timedelta(hours=2)
 
 _rollups = table_of(SampleRollup)
 _samples = table_of(Sample)
+_gaps = table_of(SampleGap)
 
 
 def _floor(moment: datetime, step: timedelta) -> datetime:
@@ -139,6 +140,8 @@ def apply_retention(
                 _rollups.c.bucket_start < now - retention.hour,
             )
         ),
+        # A gap explains a hole in a chart; kept as long as the coarsest chart data.
+        "gaps": session.execute(delete(_gaps).where(_gaps.c.to_ts < now - retention.hour)),
     }
     session.commit()
     return {name: int(getattr(result, "rowcount", 0) or 0) for name, result in removed.items()}

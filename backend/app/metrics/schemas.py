@@ -27,6 +27,17 @@ class SeriesPoint(BaseModel):
     workers: float | None = None
 
 
+class SampleGapRead(BaseModel):
+    """Samples the host's agent collected but dropped before delivering them."""
+
+    from_seq: int
+    to_seq: int
+    from_ts: datetime
+    to_ts: datetime
+    reason: str = Field(description='why they were lost: "spool_overflow" (agent spool full)')
+    samples_lost: int
+
+
 class SeriesRead(BaseModel):
     """A host's series over [from, to) in buckets of step_s seconds; empty buckets omitted."""
 
@@ -37,3 +48,5 @@ class SeriesRead(BaseModel):
     to: datetime
     step_s: int
     points: list[SeriesPoint]
+    # Reported losses overlapping the range, so a hole in the chart has its reason beside it.
+    gaps: list[SampleGapRead]

@@ -11,6 +11,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.metrics.bucketing import SeriesSource, plan_series
 from app.metrics.fields import CHARTED_FIELDS, MAX_FIELDS
+from app.metrics.gaps import gaps_between
 from app.metrics.models import Sample, SampleRollup
 from app.metrics.schemas import SeriesPoint, SeriesRead
 from app.metrics.settings import get_retention
@@ -97,4 +98,11 @@ def get_series(
         )
         for row in session.execute(query)
     ]
-    return SeriesRead(host_id=host_id, from_=start, to=end, step_s=plan.step_s, points=points)
+    return SeriesRead(
+        host_id=host_id,
+        from_=start,
+        to=end,
+        step_s=plan.step_s,
+        points=points,
+        gaps=gaps_between(session, host_id=host_id, start=start, end=end),
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Float, Integer, Table, cast, func, literal_column
+from sqlalchemy import BigInteger, Float, Table, cast, func, literal_column
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -38,12 +38,14 @@ def insert_for(session: Session, table: Table) -> Any:
 
 
 def epoch_bucket(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:
-    """Start of the step_s-wide bucket holding ts, in Unix seconds (buckets align to the epoch)."""
+    """Start of the step_s-wide bucket holding ts, in Unix seconds (buckets align to the epoch).
+
+    64-bit: Unix seconds pass 2**31 on 2038-01-19."""
     step: ColumnElement[int] = literal_column(str(int(step_s)))
     if dialect_name(session) == "postgresql":
-        return cast(func.floor(func.extract("epoch", ts) / step) * step, Integer)
+        return cast(func.floor(func.extract("epoch", ts) / step) * step, BigInteger)
     # `//` renders integer division; SQLAlchemy's `/` would divide as numeric.
-    return (cast(func.strftime("%s", ts), Integer) // step) * step
+    return (cast(func.strftime("%s", ts), BigInteger) // step) * step
 
 
 def bucket_timestamp(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:

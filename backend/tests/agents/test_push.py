@@ -61,6 +61,8 @@ def test_push_stores_samples_and_updates_host(
     assert reply.json() == {
         "accepted": 2,
         "duplicates": 0,
+        "rejected": [],
+        "gaps": 0,
         "config_wanted": False,
         "push_interval_s": 10,
         "actions": [],
@@ -153,14 +155,32 @@ def test_gzip_body_above_limit_after_decompression_is_413(
     assert stored(db_session, host.id) == []
 
 
-def test_invalid_sample_rejects_the_whole_push(
+def test_an_invalid_sample_is_refused_alone(
     client: TestClient, db_session: Session, host: HostWithToken
 ) -> None:
     samples = [sample(1, recent(30)), sample(2, recent(20)), sample(3, recent(10))]
-    samples[2]["stub_status"]["accepts"] = -5
+    samples[1]["stub_status"]["accepts"] = -5
     reply = push(client, host, body_for(samples=samples, host=host))
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["accepted"] == 2
+    assert reply.json()["rejected"] == [
+        {
+            "seq": 2,
+            "field": "samples[1].stub_status.accepts",
+            "reason": "samples[1].stub_status.accepts: must be >= 0",
+        }
+    ]
+    assert [row.seq for row in stored(db_session, host.id)] == [1, 3]
+
+
+def test_an_invalid_envelope_refuses_the_whole_push(
+    client: TestClient, db_session: Session, host: HostWithToken
+) -> None:
+    body = body_for(host, [sample(1, recent(20)), sample(2, recent(10))])
+    body["hostname"] = "not a hostname"
+    reply = push(client, host, body)
     assert reply.status_code == 422
-    assert reply.json()["detail"] == "samples[2].stub_status.accepts: must be >= 0"
+    assert reply.json()["detail"].startswith("hostname: must match")
     assert stored(db_session, host.id) == []
 
 

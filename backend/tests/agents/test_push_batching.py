@@ -18,10 +18,10 @@ from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.core import pubsub
 from app.core.config import get_settings
 from app.core.db import SessionLocal, get_engine, reset_db_caches
+from app.core.errors import ServiceError
 from app.hosts.models import Host
 from app.metrics.models import Sample
 from app.models import Base
-from fastapi import HTTPException
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -151,7 +151,7 @@ def test_an_unknown_token_is_refused_alone(database_url: str, db_session: Sessio
         one_sample(other, 1, start, 100),
     ])  # fmt: skip
     refused = outcomes[1]
-    assert isinstance(refused, HTTPException)
+    assert isinstance(refused, ServiceError)
     assert refused.status_code == 401
     assert reply_of(outcomes[0]).accepted == reply_of(outcomes[2]).accepted == 1
     assert rates(db_session, good.id) == rates(db_session, other.id) == {1: None}
@@ -167,7 +167,7 @@ def test_another_agents_push_and_a_bad_body_are_refused_alone(
     broken = PushRequest(token=host.token, body=b"{not json", content_encoding=None)
     outcomes = store_batch([mismatched, broken, one_sample(host, 1, start, 100)])
     statuses = [
-        outcome.status_code for outcome in outcomes[:2] if isinstance(outcome, HTTPException)
+        outcome.status_code for outcome in outcomes[:2] if isinstance(outcome, ServiceError)
     ]
     assert statuses == [403, 422]
     assert reply_of(outcomes[2]).accepted == 1

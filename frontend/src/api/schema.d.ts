@@ -943,13 +943,23 @@ export interface components {
         };
         /**
          * PushReply
-         * @description Reply to an accepted push.
+         * @description Reply to an accepted push: what was stored, what was refused, and pending work.
          */
         PushReply: {
             /** Accepted */
             accepted: number;
             /** Duplicates */
             duplicates: number;
+            /**
+             * Rejected
+             * @description samples and gap records refused alone; the agent drops them and logs why
+             */
+            rejected: components["schemas"]["Rejection"][];
+            /**
+             * Gaps
+             * @description gap records stored (or already known) from this push
+             */
+            gaps: number;
             /** Config Wanted */
             config_wanted: boolean;
             /** Push Interval S */
@@ -960,11 +970,59 @@ export interface components {
             }[];
         };
         /**
+         * Rejection
+         * @description One sample (or gap record) refused alone; the rest of its push was stored.
+         */
+        Rejection: {
+            /**
+             * Seq
+             * @description seq of the refused sample; null for a gap or no seq
+             */
+            seq: number | null;
+            /**
+             * Field
+             * @description the first invalid field, e.g. samples[3].ts
+             */
+            field: string;
+            /**
+             * Reason
+             * @description what is wrong, naming each invalid field
+             */
+            reason: string;
+        };
+        /**
          * Role
          * @description What a user may do; each role includes the ones below it.
          * @enum {string}
          */
         Role: "viewer" | "operator" | "admin";
+        /**
+         * SampleGapRead
+         * @description Samples the host's agent collected but dropped before delivering them.
+         */
+        SampleGapRead: {
+            /** From Seq */
+            from_seq: number;
+            /** To Seq */
+            to_seq: number;
+            /**
+             * From Ts
+             * Format: date-time
+             */
+            from_ts: string;
+            /**
+             * To Ts
+             * Format: date-time
+             */
+            to_ts: string;
+            /**
+             * Reason
+             * @description why they were lost: "spool_overflow" (agent spool full)
+             */
+            reason: string;
+            /** Samples Lost */
+            samples_lost: number;
+        };
         /**
          * ScoreHistory
          * @description GET /hosts/{id}/scores.
@@ -1052,6 +1110,8 @@ export interface components {
             step_s: number;
             /** Points */
             points: components["schemas"]["SeriesPoint"][];
+            /** Gaps */
+            gaps: components["schemas"]["SampleGapRead"][];
         };
         /**
          * SnapshotRead

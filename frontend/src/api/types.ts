@@ -12,6 +12,7 @@ export type HostStatus = FleetHost["status"];
 export type HostDetail = Schemas["HostDetail"];
 export type Series = Schemas["SeriesRead"];
 export type SeriesPoint = Schemas["SeriesPoint"];
+export type SampleGap = Schemas["SampleGapRead"];
 export type EnrollmentTokenCreate = Schemas["EnrollmentTokenCreate"];
 export type EnrollmentTokenCreated = Schemas["EnrollmentTokenCreated"];
 export type EnrollmentToken = Schemas["EnrollmentTokenRead"];

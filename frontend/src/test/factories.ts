@@ -67,6 +67,7 @@ export function series(points: SeriesPoint[], overrides: Partial<Series> = {}): 
     to: "2026-11-21T10:00:00Z",
     step_s: 10,
     points,
+    gaps: [],
     ...overrides,
   };
 }

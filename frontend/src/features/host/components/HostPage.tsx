@@ -14,6 +14,7 @@ import { useHost, useHostSeries } from "../api/host";
 import { HostBanners } from "./HostBanners";
 import { LabelEditor } from "./LabelEditor";
 import { RangePicker, parseRange } from "./RangePicker";
+import { SampleGapNotices } from "./SampleGapNotices";
 import { ScoreHistory } from "./ScoreHistory";
 import "./host-tabs.css";
 
@@ -29,9 +30,12 @@ function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange
   if (series.isPending) return <Loading what="Loading metrics" />;
   if (series.isError) return <ErrorState error={series.error} title="Could not load metrics" />;
   return (
-    <Suspense fallback={<Loading what="Loading charts" />}>
-      <HostCharts series={series.data} />
-    </Suspense>
+    <>
+      <SampleGapNotices gaps={series.data.gaps} />
+      <Suspense fallback={<Loading what="Loading charts" />}>
+        <HostCharts series={series.data} />
+      </Suspense>
+    </>
   );
 }
 
