@@ -15,14 +15,14 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.agents.router import router as agents_router
+from app.api.deps import SessionDep
+from app.api.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
 from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
-from app.core.deps import SessionDep
 from app.core.errors import ServiceError, service_error_handler, validation_error_handler
-from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
 from app.enrollment.router import router as enrollment_router
 from app.events.router import router as events_router

@@ -13,9 +13,9 @@ from app.agents.batch_ingest import UNKNOWN_TOKEN, PushRequest, unauthorized
 from app.agents.batcher import push_batcher
 from app.agents.payload import PayloadRejected, read_limited
 from app.agents.schemas import EnrollReply, EnrollRequest, PingReply, PushReply
+from app.api.deps import SessionDep
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
-from app.core.deps import SessionDep
 
 router = APIRouter(prefix="/agent", tags=["agent"])
 

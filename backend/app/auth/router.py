@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request, Response, status
 
+from app.api.deps import CurrentSession, CurrentUser, SessionDep
 from app.auth import service
 from app.auth.cookies import CSRF_COOKIE, SESSION_COOKIE
 from app.auth.schemas import LoginRequest
 from app.core.config import get_settings
-from app.core.deps import CurrentSession, CurrentUser, SessionDep
 from app.users.schemas import UserRead
 
 router = APIRouter(prefix="/auth", tags=["auth"])

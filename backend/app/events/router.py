@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from app.api.deps import SessionDep, ViewerUser
 from app.core import pubsub
-from app.core.deps import SessionDep, ViewerUser
 
 router = APIRouter(tags=["events"])
 

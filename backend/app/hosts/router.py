@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
+from app.api.deps import AdminUser, OperatorUser, SessionDep, ViewerUser
 from app.core.db import utcnow
-from app.core.deps import AdminUser, OperatorUser, SessionDep, ViewerUser
 from app.hosts import service
 from app.hosts.schemas import FleetHost, HostDetail, HostLabelsUpdate
 
