@@ -13,8 +13,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.agents.router import router as agents_router
+from app.api.client_address import trusted_proxies
 from app.api.deps import SessionDep
 from app.api.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.audit.router import router as audit_router
@@ -104,6 +106,9 @@ def create_app() -> FastAPI:
     # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
     app.add_middleware(CSRFMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
+    # Outermost: every layer sees the client's address, taken from X-Forwarded-For only when
+    # the peer is a configured proxy (the right-most hop it did not add itself).
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_proxies())
     if settings.ui_dir.is_dir():
         mount_ui(app, settings.ui_dir)
     return app
