@@ -6,15 +6,17 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from math import ceil
+from typing import cast
 
-from sqlalchemy import case, delete, update
+from sqlalchemy import Table, case, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from app.auth.models import LoginAttempts
 from app.core.config import get_settings
 
-_table = LoginAttempts.__table__
+# Typed as the Table it is (mapped classes declare a plain FromClause).
+_table = cast(Table, LoginAttempts.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,19 +79,22 @@ def count_attempt(*, session: Session, keys: AttemptKeys, now: datetime) -> Verd
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     expired = _table.c.window_start <= now - window()
-    statement = insert(_table).values(
-        [
-            {"key_hash": key.key_hash, "window_start": now, "attempts": 1}
-            for key in keys.in_lock_order()
-        ]
+    rows = [
+        {"key_hash": key.key_hash, "window_start": now, "attempts": 1}
+        for key in keys.in_lock_order()
+    ]
+    statement = (
+        insert(_table)
+        .values(rows)
+        .on_conflict_do_update(
+            index_elements=[_table.c.key_hash],
+            set_={
+                "attempts": case((expired, 1), else_=_table.c.attempts + 1),
+                "window_start": case((expired, now), else_=_table.c.window_start),
+            },
+        )
+        .returning(_table.c.key_hash, _table.c.attempts, _table.c.window_start)
     )
-    statement = statement.on_conflict_do_update(
-        index_elements=[_table.c.key_hash],
-        set_={
-            "attempts": case((expired, 1), else_=_table.c.attempts + 1),
-            "window_start": case((expired, now), else_=_table.c.window_start),
-        },
-    ).returning(_table.c.key_hash, _table.c.attempts, _table.c.window_start)
     counted = {row.key_hash: row for row in session.execute(statement)}
     session.commit()
     retry_after_s = 0

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,18 +48,25 @@ class PasswordCheckPool:
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password")
         self._slots = threading.BoundedSemaphore(workers + queue)
 
-    async def check(self, password: str, password_hash: str | None) -> PasswordCheck:
-        """Run check_password on the pool; PasswordChecksBusyError when it is full."""
+    @contextmanager
+    def slot(self) -> Iterator[CheckSlot]:
+        """A place in the pool for one check (PasswordChecksBusyError at once when full).
+
+        Taken before the attempt is counted, so a sign-in refused as busy costs no attempt."""
         if not self._slots.acquire(blocking=False):
             raise PasswordChecksBusyError
+        slot = CheckSlot(self)
         try:
-            future = self._executor.submit(check_password, password, password_hash)
-        except BaseException:
-            self._slots.release()
-            raise
+            yield slot
+        finally:
+            if not slot.submitted:
+                self._slots.release()
+
+    def _submit(self, password: str, password_hash: str | None) -> Future[PasswordCheck]:
+        future = self._executor.submit(check_password, password, password_hash)
         # Released when the check ends, even if the client that wanted it went away.
         future.add_done_callback(self._release)
-        return await asyncio.wrap_future(future)
+        return future
 
     def _release(self, _future: Future[PasswordCheck]) -> None:
         self._slots.release()
@@ -65,6 +74,22 @@ class PasswordCheckPool:
     def shutdown(self) -> None:
         """Stop the threads after the running checks."""
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class CheckSlot:
+    """A reserved place in a PasswordCheckPool, good for one check."""
+
+    def __init__(self, pool: PasswordCheckPool) -> None:
+        self._pool = pool
+        self.submitted = False
+
+    async def check(self, password: str, password_hash: str | None) -> PasswordCheck:
+        """Run check_password on the pool's threads and wait for it."""
+        if self.submitted:
+            raise RuntimeError("a slot is good for one check")
+        future = self._pool._submit(password, password_hash)
+        self.submitted = True
+        return await asyncio.wrap_future(future)
 
 
 @lru_cache(maxsize=1)

@@ -117,10 +117,11 @@ async def login(
 
     Database steps run on the request thread pool (short); the argon2 check never does, so a
     storm of sign-ins cannot delay pages or agent pushes (PasswordChecksBusyError when full)."""
-    candidate = await run_in_threadpool(
-        _in_session, begin_login, username=username, address=address
-    )
-    check = await password_check_pool().check(password, candidate.password_hash)
+    with password_check_pool().slot() as slot:
+        candidate = await run_in_threadpool(
+            _in_session, begin_login, username=username, address=address
+        )
+        check = await slot.check(password, candidate.password_hash)
     return await run_in_threadpool(
         _in_session, finish_login, candidate=candidate, check=check, user_agent=user_agent
     )
