@@ -4,8 +4,10 @@ A real API process (one uvicorn worker, PostgreSQL, Redis) and one enrolled host
 pings and one-sample pushes are timed on their own, then again while a separate process sends
 wrong sign-ins with distinct usernames, `--concurrency` at a time, with per-address and overall
 limits lifted so that every attempt the server accepts costs an argon2 check (an attacker with
-many addresses). Printed: p50/p99 of both phases, their ratio, the storm's replies by status and
-the API's resident memory. Run: .venv/bin/python bench/login_storm.py [--quick]
+many addresses). A flood of GET /health at the same concurrency is the control: what any HTTP
+flood costs the agents on this machine. Printed: p50/p99 of each phase, the ratios, the storm's
+replies by status and the API's resident memory (peak).
+Run: .venv/bin/python bench/login_storm.py [--quick]
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     return Options(requests=requests, concurrency=args.concurrency)
 
 
-async def _storm(url: str, concurrency: int, stop: asyncio.Event) -> Counter[str]:
-    """Wrong sign-ins with distinct usernames, `concurrency` at a time, until stop is set."""
+async def _storm(url: str, kind: str, concurrency: int, stop: asyncio.Event) -> Counter[str]:
+    """Wrong sign-ins with distinct usernames (or GET /health for the control), `concurrency`
+    at a time, until stop is set."""
     statuses: Counter[str] = Counter()
     numbers = itertools.count()
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -75,7 +78,10 @@ async def _storm(url: str, concurrency: int, stop: asyncio.Event) -> Counter[str
             while not stop.is_set():
                 body = {"username": f"storm-{next(numbers)}", "password": "wrong-password"}
                 try:
-                    reply = await client.post(f"{cp.API}/auth/login", json=body)
+                    if kind == "health":
+                        reply = await client.get(f"{cp.API}/health")
+                    else:
+                        reply = await client.post(f"{cp.API}/auth/login", json=body)
                     statuses[str(reply.status_code)] += 1
                 except httpx.HTTPError as exc:
                     statuses[type(exc).__name__] += 1
@@ -86,19 +92,20 @@ async def _storm(url: str, concurrency: int, stop: asyncio.Event) -> Counter[str
     return statuses
 
 
-async def storm_until_stdin_ends(url: str, concurrency: int) -> None:
+async def storm_until_stdin_ends(url: str, kind: str, concurrency: int) -> None:
     """The storm process: runs until its stdin closes, then prints replies by status as JSON."""
     stop = asyncio.Event()
-    storm = asyncio.create_task(_storm(url, concurrency, stop))
+    storm = asyncio.create_task(_storm(url, kind, concurrency, stop))
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     stop.set()
     print(json.dumps(await storm), flush=True)
 
 
 @contextlib.contextmanager
-def storm_process(url: str, concurrency: int) -> Iterator[subprocess.Popen[str]]:
+def storm_process(url: str, kind: str, concurrency: int) -> Iterator[subprocess.Popen[str]]:
     """The storm in its own process (its CPU is not ours); stopped by PID on the way out."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--storm-child", url, str(concurrency)]
+    script = str(Path(__file__).resolve())
+    argv = [sys.executable, script, "--storm-child", url, kind, str(concurrency)]
     process = subprocess.Popen(
         argv, cwd=BENCH, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -137,7 +144,7 @@ class Phase:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark and print its figures; exit 1 when an agent request failed."""
+    """Run the benchmark and print its figures (a failed agent request stops it with an error)."""
     options = parse_options(argv)
     raise_sigterm_as_exit()
     with (
@@ -158,19 +165,37 @@ def main(argv: Sequence[str] | None = None) -> int:
                 time_agent(client, host, factory, seqs, 10)  # warm-up
                 rss_before = rss_bytes(api.process.pid)
                 before = time_agent(client, host, factory, seqs, options.requests)
-                with storm_process(api.base_url, options.concurrency) as storm:
-                    assert storm.stdout is not None and storm.stdin is not None
-                    if storm.stdout.readline().strip() != "started":
-                        raise RuntimeError("the storm process did not start")
-                    time.sleep(1)  # every queue full
-                    timed = time_agent(client, host, factory, seqs, options.requests)
-                    storm.stdin.close()
-                    statuses = json.loads(storm.stdout.read() or "{}")
                 baseline = Phase(Timings.of(before[0]), Timings.of(before[1]))
-                during = Phase(Timings.of(timed[0]), Timings.of(timed[1]))
+                flood, _ = timed_during(
+                    api.base_url, "health", options, client, host, factory, seqs
+                )
+                during, statuses = timed_during(
+                    api.base_url, "login", options, client, host, factory, seqs
+                )
                 peak_rss = peak_rss_bytes(api.process.pid)
-    print_report(options, baseline, during, statuses, rss_before, peak_rss)
+    print_report(options, baseline, flood, during, statuses, rss_before, peak_rss)
     return 0
+
+
+def timed_during(
+    url: str,
+    kind: str,
+    options: Options,
+    client: httpx.Client,
+    host: HostCredentials,
+    factory: SampleFactory,
+    seqs: Iterator[int],
+) -> tuple[Phase, dict[str, int]]:
+    """The agent's timings while a storm of `kind` runs, and the storm's replies by status."""
+    with storm_process(url, kind, options.concurrency) as storm:
+        assert storm.stdout is not None and storm.stdin is not None
+        if storm.stdout.readline().strip() != "started":
+            raise RuntimeError("the storm process did not start")
+        time.sleep(1)  # every queue full
+        pings, pushes = time_agent(client, host, factory, seqs, options.requests)
+        storm.stdin.close()
+        statuses: dict[str, int] = json.loads(storm.stdout.read() or "{}")
+    return Phase(Timings.of(pings), Timings.of(pushes)), statuses
 
 
 def _ratio(during: float, baseline: float) -> str:
@@ -180,6 +205,7 @@ def _ratio(during: float, baseline: float) -> str:
 def print_report(
     options: Options,
     baseline: Phase,
+    flood: Phase,
     during: Phase,
     statuses: dict[str, int],
     rss_before: int,
@@ -190,19 +216,22 @@ def print_report(
     print(f"login storm benchmark, {when}: {options.concurrency} parallel wrong logins")
     for name in ("ping", "push"):
         before: Timings = getattr(baseline, name)
+        control: Timings = getattr(flood, name)
         storm: Timings = getattr(during, name)
-        print(f"agent {name} before the storm: {before.line()}")
-        print(f"agent {name} during the storm: {storm.line()}")
+        print(f"agent {name} alone:                 {before.line()}")
+        print(f"agent {name} during a /health flood: {control.line()}")
+        print(f"agent {name} during the login storm: {storm.line()}")
         print(
             f"ratio {name} storm/baseline: p50 {_ratio(storm.median_s, before.median_s)}  "
-            f"p99 {_ratio(storm.p99_s, before.p99_s)}"
+            f"p99 {_ratio(storm.p99_s, before.p99_s)};  storm/flood: p50 "
+            f"{_ratio(storm.median_s, control.median_s)}  p99 {_ratio(storm.p99_s, control.p99_s)}"
         )
     print(f"storm replies by status: {json.dumps(statuses, sort_keys=True)}")
     print(f"API resident memory: {mib(rss_before)} before, peak {mib(peak_rss)}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--storm-child":
-        asyncio.run(storm_until_stdin_ends(sys.argv[2], int(sys.argv[3])))
+    if len(sys.argv) == 5 and sys.argv[1] == "--storm-child":
+        asyncio.run(storm_until_stdin_ends(sys.argv[2], sys.argv[3], int(sys.argv[4])))
         sys.exit(0)
     sys.exit(main())
