@@ -7,6 +7,8 @@ pages and agent pushes, a sign-in storm starves both and multiplies the memory; 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,6 +21,8 @@ from app.core.security import hash_password, password_needs_rehash, verify_passw
 
 # How long a refused sign-in is told to wait: a check takes well under a second.
 BUSY_RETRY_AFTER_S = 2
+# Niceness of the check threads: when the cores are busy, pages and agent pushes go first.
+CHECK_THREAD_NICENESS = 10
 
 
 class PasswordChecksBusyError(Exception):
@@ -41,11 +45,19 @@ def check_password(password: str, password_hash: str | None) -> PasswordCheck:
     return PasswordCheck(valid=valid, new_hash=None)
 
 
+def _yield_to_requests() -> None:
+    """Lower this thread's CPU priority (Linux schedules threads by their own niceness)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), CHECK_THREAD_NICENESS)
+
+
 class PasswordCheckPool:
     """A thread pool for password checks that refuses work beyond workers + queue."""
 
     def __init__(self, *, workers: int, queue: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password")
+        self._executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="password", initializer=_yield_to_requests
+        )
         self._slots = threading.BoundedSemaphore(workers + queue)
 
     @contextmanager

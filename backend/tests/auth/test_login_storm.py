@@ -23,7 +23,7 @@ STORM_CONCURRENCY = 40
 PINGS = 40
 # Generous: the storm's own replies share the two cores with everything else. Before the fix,
 # agents waited behind the password checks in the request pool: thousands of times slower.
-MAX_SLOWDOWN = 20
+MAX_SLOWDOWN = 10
 
 
 def _timed_pings(client: httpx.Client, count: int) -> list[float]:
