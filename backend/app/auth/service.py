@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any, TypeVar
 
+from anyio import to_thread
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.audit import service as audit
 from app.auth import attempts
@@ -118,12 +119,12 @@ async def login(
     Database steps run on the request thread pool (short); the argon2 check never does, so a
     storm of sign-ins cannot delay pages or agent pushes (PasswordChecksBusyError when full)."""
     with password_check_pool().slot() as slot:
-        candidate = await run_in_threadpool(
-            _in_session, begin_login, username=username, address=address
+        candidate = await to_thread.run_sync(
+            partial(_in_session, begin_login, username=username, address=address)
         )
         check = await slot.check(password, candidate.password_hash)
-    return await run_in_threadpool(
-        _in_session, finish_login, candidate=candidate, check=check, user_agent=user_agent
+    return await to_thread.run_sync(
+        partial(_in_session, finish_login, candidate=candidate, check=check, user_agent=user_agent)
     )
 
 

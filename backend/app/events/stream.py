@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from starlette.concurrency import run_in_threadpool
+from anyio import to_thread
 
 from app.auth import service as auth_service
 from app.core import pubsub
@@ -102,7 +102,7 @@ async def session_bound_events(
                 pending = None
                 yield event
             if time.monotonic() >= next_check:
-                if not await run_in_threadpool(session_is_live, session_id):
+                if not await to_thread.run_sync(session_is_live, session_id):
                     yield SESSION_ENDED
                     return
                 next_check = time.monotonic() + recheck_s
