@@ -80,10 +80,11 @@ demo: system-demo install build ## dashboard + three real nginx instances with a
 
 check: check-python check-frontend check-migrations check-licences ## everything CI checks besides the tests
 
-check-python: ## ruff (lint and format) and mypy
+check-python: ## ruff (lint and format), mypy and the import layering (import-linter)
 	.venv/bin/ruff check $(PY_DIRS)
 	.venv/bin/ruff format --check $(PY_DIRS)
 	.venv/bin/mypy backend/app agent/nginx_fleet_agent
+	.venv/bin/lint-imports --no-cache
 
 check-frontend: ## TypeScript and ESLint of the UI, TypeScript of the e2e journeys
 	cd frontend && npm run typecheck && npm run lint

@@ -121,15 +121,28 @@ def _collect(args: argparse.Namespace, config: AgentConfig) -> int:
     return 0
 
 
+def _previous_state(path: Path) -> AgentState | None:
+    """The state of an earlier enrolment, or None when there is none (or it is unreadable)."""
+    try:
+        return load_state(path)
+    except StateError:
+        return None
+
+
 def _enroll(args: argparse.Namespace, config: AgentConfig) -> int:
     labels = dict(config.labels)
     labels.update(parse_label(item) for item in args.label)
-    agent_id = read_agent_id(config.state_file) or str(uuid.uuid4())
+    previous = _previous_state(config.state_file)
+    agent_id = previous.agent_id if previous else str(uuid.uuid4())
     hostname = config.hostname or socket.gethostname()
+    # Re-enrolling an enrolled agent proves it is that host with its current token; the token
+    # goes only to the server it was issued by.
+    proof = previous.host_token if previous and previous.server == args.server.rstrip("/") else None
     transport = Transport(
         args.server,
         timeout_s=config.request_timeout_s,
         verify=make_verify(config.tls_verify, config.ca_file),
+        token=proof,
     )
     try:
         reply = transport.enroll(

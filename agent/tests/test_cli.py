@@ -182,3 +182,31 @@ def test_run_pushes_and_stops_on_sigterm(
     assert process.returncode == 0, stderr
     assert len(plane.seen) >= 2
     assert "received SIGTERM, stopping" in stderr
+
+
+def test_reenrolling_proves_the_host_with_its_current_token(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path
+) -> None:
+    config = _write_config(tmp_path, nginx)
+    enroll = ("--config", str(config), "enroll", "--token", ENROLLMENT_TOKEN, "--server")
+    assert _cli(*enroll, plane.url).returncode == 0
+    assert "authorization" not in plane.requests[0].headers
+    assert _cli(*enroll, plane.url).returncode == 0
+    again = plane.requests[1]
+    assert again.headers["authorization"] == f"Bearer {HOST_TOKEN}"
+    assert again.body["agent_id"] == plane.requests[0].body["agent_id"]
+
+
+def test_reenrolling_elsewhere_never_sends_the_token(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path
+) -> None:
+    config = _write_config(tmp_path, nginx)
+    enroll = ("--config", str(config), "enroll", "--token", ENROLLMENT_TOKEN, "--server")
+    assert _cli(*enroll, plane.url).returncode == 0
+    other = FakeControlPlane()
+    other.start()
+    try:
+        assert _cli(*enroll, other.url).returncode == 0
+    finally:
+        other.stop()
+    assert "authorization" not in other.requests[0].headers

@@ -64,7 +64,9 @@ def serve_api(host: str, port: int) -> None:
     """Serve the API (and the built UI) with uvicorn until interrupted."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, proxy_headers=True)
+    # create_app installs the proxy-headers middleware with NGINX_FLEET_TRUSTED_PROXIES; uvicorn's
+    # own (driven by FORWARDED_ALLOW_IPS) would apply the headers a second time.
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, proxy_headers=False)
 
 
 def start_worker() -> subprocess.Popen[bytes]:

@@ -13,16 +13,18 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.agents.router import router as agents_router
+from app.api.client_address import trusted_proxies
+from app.api.deps import SessionDep
+from app.api.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
 from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
-from app.core.deps import SessionDep
 from app.core.errors import ServiceError, service_error_handler, validation_error_handler
-from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
 from app.downloads.router import router as downloads_router
 from app.enrollment.router import router as enrollment_router
@@ -106,6 +108,9 @@ def create_app() -> FastAPI:
     # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
     app.add_middleware(CSRFMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
+    # Outermost: every layer sees the client's address, taken from X-Forwarded-For only when
+    # the peer is a configured proxy (the right-most hop it did not add itself).
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_proxies())
     if settings.ui_dir.is_dir():
         mount_ui(app, settings.ui_dir)
     return app

@@ -1,7 +1,7 @@
 """Every ORM model, imported so that Base.metadata is complete (Alembic, tests)."""
 
 from app.audit.models import AuditEntry
-from app.auth.models import LoginFailure, UserSession
+from app.auth.models import LoginAttempts, UserSession
 from app.configs.models import ConfigAnalysis, ConfigFinding, ConfigSnapshot
 from app.core.db import Base
 from app.enrollment.models import EnrollmentToken
@@ -20,7 +20,7 @@ __all__ = [
     "EnrollmentToken",
     "Host",
     "HostFacts",
-    "LoginFailure",
+    "LoginAttempts",
     "Role",
     "Sample",
     "SampleGap",

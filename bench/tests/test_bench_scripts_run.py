@@ -41,3 +41,10 @@ def test_series_reads_a_full_day_through_the_api() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "GET /health (API baseline)" in done.stdout
     assert "host has 8640 rows: OK" in done.stdout
+
+
+def test_login_storm_times_the_agent_before_and_during_the_storm() -> None:
+    done = run_script("login_storm.py", "--requests", "5", "--concurrency", "8")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio ping storm/baseline:" in done.stdout
+    assert '"401"' in done.stdout

@@ -14,9 +14,9 @@ from app.agents.batcher import push_batcher
 from app.agents.errors import MISSING_TOKEN, UNKNOWN_TOKEN, HostTokenError
 from app.agents.payload import read_limited, too_large
 from app.agents.schemas import EnrollReply, EnrollRequest, PingReply, PushReply
+from app.api.deps import SessionDep
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
-from app.core.deps import SessionDep
 
 router = APIRouter(prefix="/agent", tags=["agent"])
 
@@ -51,10 +51,23 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
     return await read_limited(request.stream(), max_bytes=max_bytes)
 
 
-@router.post("/enroll", response_model=EnrollReply, status_code=status.HTTP_201_CREATED)
-def enroll(body: EnrollRequest, session: SessionDep) -> EnrollReply:
-    """Exchange an enrolment token for a host token (a known agent_id gets a new token)."""
-    enrolled = service.enroll(session=session, request=body, now=utcnow())
+@router.post(
+    "/enroll",
+    response_model=EnrollReply,
+    status_code=status.HTTP_201_CREATED,
+    responses={409: {"description": "the agent_id is enrolled and the host token is missing"}},
+)
+def enroll(body: EnrollRequest, session: SessionDep, credentials: BearerDep) -> EnrollReply:
+    """Exchange an enrolment token for a host token.
+
+    Re-enrolling a known agent_id rotates its token only with the host's current token as
+    Authorization: Bearer nfh_… (or after an admin reset its enrolment); otherwise 409."""
+    enrolled = service.enroll(
+        session=session,
+        request=body,
+        presented_host_token=credentials.credentials if credentials else None,
+        now=utcnow(),
+    )
     return EnrollReply(
         host_id=enrolled.host_id,
         host_token=enrolled.host_token,

@@ -13,7 +13,8 @@ from sqlalchemy.orm import Session
 from app.agents.schemas import EnrollRequest
 from app.audit import service as audit_service
 from app.core import pubsub
-from app.core.security import hash_token, new_token
+from app.core.errors import ConflictError
+from app.core.security import hash_token, new_token, tokens_equal
 from app.enrollment.service import consume_enrollment_token
 from app.hosts.models import Host, HostFacts
 from app.metrics.models import Sample
@@ -32,15 +33,36 @@ class Enrolled:
     rotated: bool
 
 
-def enroll(*, session: Session, request: EnrollRequest, now: datetime) -> Enrolled:
+class HostAlreadyEnrolledError(ConflictError):
+    """The agent_id belongs to an enrolled host and the request did not prove to be that host."""
+
+
+def _may_take_over(host: Host, presented_host_token: str | None) -> str | None:
+    """How a re-enrolment of host proves itself ("host_token", "admin_reset"), or None."""
+    if host.enrolment_reset_at is not None:
+        return "admin_reset"
+    if presented_host_token and tokens_equal(hash_token(presented_host_token), host.token_hash):
+        return "host_token"
+    return None
+
+
+def enroll(
+    *,
+    session: Session,
+    request: EnrollRequest,
+    presented_host_token: str | None,
+    now: datetime,
+) -> Enrolled:
     """Exchange an enrolment token for a host token; commits.
 
     A new host gets the token's labels over the agent's (the admin who made the token decides).
-    An agent_id that is already enrolled keeps its host and labels and gets a new token."""
+    An agent_id that is already enrolled keeps its host and labels and gets a new token, but only
+    when the request carries that host's current token or an admin reset the host's enrolment:
+    agent_ids are visible to every viewer, so an enrolment token alone never rotates a host."""
     enrollment_token = consume_enrollment_token(session=session, token=request.enrollment_token)
     host_token = new_token(HOST_TOKEN_PREFIX)
-    host = session.scalar(select(Host).where(Host.agent_id == request.agent_id))
-    rotated = host is not None
+    host = session.scalar(select(Host).where(Host.agent_id == request.agent_id).with_for_update())
+    proof: str | None = None
     if host is None:
         host = Host(
             agent_id=request.agent_id,
@@ -51,23 +73,35 @@ def enroll(*, session: Session, request: EnrollRequest, now: datetime) -> Enroll
         )
         session.add(host)
     else:
+        proof = _may_take_over(host, presented_host_token)
+        if proof is None:
+            # Raising rolls back, so the enrolment token's use is not burned.
+            raise HostAlreadyEnrolledError(
+                f"agent_id {request.agent_id!r} is already enrolled; re-enrolling needs the "
+                "host's current token (Authorization: Bearer nfh_…) or an admin's "
+                "'reset agent enrolment' on that host"
+            )
         host.token_hash = hash_token(host_token)
         host.hostname = request.hostname
+        host.enrolment_reset_at = None
     session.flush()
+    detail: dict[str, object] = {
+        "hostname": host.hostname,
+        "enrollment_token_id": enrollment_token.id,
+        "labels": host.labels,
+    }
+    if proof is not None:
+        detail["proof"] = proof
     audit_service.record(
         session=session,
         actor=f"agent:{request.agent_id}",
-        action="host.rotate_token" if rotated else "host.enroll",
+        action="host.rotate_token" if proof is not None else "host.enroll",
         target=f"host:{host.id}",
-        detail={
-            "hostname": host.hostname,
-            "enrollment_token_id": enrollment_token.id,
-            "labels": host.labels,
-        },
+        detail=detail,
     )
     session.commit()
     pubsub.publish("host", {"host_id": host.id})
-    return Enrolled(host_id=host.id, host_token=host_token, rotated=rotated)
+    return Enrolled(host_id=host.id, host_token=host_token, rotated=proof is not None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from app.api.deps import AdminUser, SessionDep
 from app.audit import service
 from app.audit.schemas import AuditEntryRead
-from app.core.deps import AdminUser, SessionDep
 
 router = APIRouter(prefix="/audit", tags=["audit"])
 

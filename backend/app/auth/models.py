@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.db import Base, utcnow
@@ -29,13 +29,15 @@ class UserSession(Base):
     user: Mapped[User] = relationship(lazy="joined")
 
 
-class LoginFailure(Base):
-    """One failed sign-in; kept in the database so every API replica sees the same count."""
+class LoginAttempts(Base):
+    """Sign-in attempts of one key (username+address, address, or all) in its current window.
 
-    __tablename__ = "login_failures"
-    __table_args__ = (Index("ix_login_failures_username_ip_at", "username", "ip", "at"),)
+    Kept in the database so that every API replica counts together; one upsert statement
+    counts and reads, so parallel attempts can never all see the same count."""
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    username: Mapped[str] = mapped_column(String(64))
-    ip: Mapped[str] = mapped_column(String(64))
-    at: Mapped[datetime] = mapped_column(default=utcnow)
+    __tablename__ = "login_attempts"
+
+    # SHA-256 of the key: usernames and addresses of any length fit one bounded column.
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window_start: Mapped[datetime] = mapped_column(index=True)
+    attempts: Mapped[int]

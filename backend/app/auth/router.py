@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request, Response, status
 
+from app.api.client_address import client_address
+from app.api.deps import CurrentSession, CurrentUser, SessionDep
 from app.auth import service
 from app.auth.cookies import CSRF_COOKIE, SESSION_COOKIE
+from app.auth.password_checks import BUSY_RETRY_AFTER_S, PasswordChecksBusyError
 from app.auth.schemas import LoginRequest
 from app.core.config import get_settings
-from app.core.deps import CurrentSession, CurrentUser, SessionDep
 from app.users.schemas import UserRead
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 def _secure_cookies(request: Request) -> bool:
-    """Secure cookies over HTTPS (also behind a TLS-terminating proxy) and in production."""
-    forwarded = request.headers.get("x-forwarded-proto", "")
-    return request.url.scheme == "https" or forwarded == "https" or get_settings().is_production
+    """Secure cookies over HTTPS (a trusted proxy's X-Forwarded-Proto counts) and in production."""
+    return request.url.scheme == "https" or get_settings().is_production
 
 
 def _set_session_cookies(response: Response, request: Request, created: service.NewSession) -> None:
@@ -53,25 +50,29 @@ def _set_session_cookies(response: Response, request: Request, created: service.
     responses={
         401: {"description": "invalid username or password"},
         429: {"description": "too many failed attempts"},
+        503: {"description": "too many sign-ins at once"},
     },
 )
-def login(
-    body: LoginRequest, request: Request, response: Response, session: SessionDep
-) -> UserRead:
+async def login(body: LoginRequest, request: Request, response: Response) -> UserRead:
     """Sign in: sets the nf_session and nf_csrf cookies."""
     try:
-        created = service.login(
-            session=session,
+        created = await service.login(
             username=body.username,
             password=body.password,
-            ip=_client_ip(request),
+            address=client_address(request),
             user_agent=request.headers.get("user-agent"),
         )
     except service.TooManyAttemptsError as exc:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
             "too many failed sign-ins; wait a few minutes and try again",
-            headers={"Retry-After": str(int(service.FAILURE_WINDOW.total_seconds()))},
+            headers={"Retry-After": str(exc.retry_after_s)},
+        ) from exc
+    except PasswordChecksBusyError as exc:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "too many sign-ins at once; try again in a moment",
+            headers={"Retry-After": str(BUSY_RETRY_AFTER_S)},
         ) from exc
     except service.InvalidCredentialsError as exc:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "invalid username or password") from exc

@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
+from typing import Any, TypeVar
 
-from sqlalchemy import delete, func, select
+from anyio import to_thread
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit
+from app.auth import attempts
 from app.auth.cookies import SESSION_TOKEN_PREFIX
-from app.auth.models import LoginFailure, UserSession
+from app.auth.models import UserSession
+from app.auth.password_checks import PasswordCheck, password_check_pool
 from app.core.config import get_settings
-from app.core.db import utcnow
-from app.core.security import (
-    hash_password,
-    hash_token,
-    new_token,
-    password_needs_rehash,
-    verify_password,
-)
+from app.core.db import SessionLocal, utcnow
+from app.core.security import hash_token, new_token
 from app.users.models import User
 
-MAX_FAILURES = 10
-FAILURE_WINDOW = timedelta(minutes=5)
+T = TypeVar("T")
+
 # Refreshing the sliding expiry on every request would write on every read; once a minute is plenty.
 TOUCH_INTERVAL = timedelta(seconds=60)
 
@@ -33,7 +33,11 @@ class InvalidCredentialsError(Exception):
 
 
 class TooManyAttemptsError(Exception):
-    """Too many failed sign-ins for this username from this address."""
+    """Too many failed sign-ins (for this username and address, this address, or overall)."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"too many failed sign-ins; retry after {retry_after_s} s")
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)
@@ -50,42 +54,84 @@ def _session_ttl() -> timedelta:
     return timedelta(hours=get_settings().session_ttl_hours)
 
 
-def _recent_failures(*, session: Session, username: str, ip: str) -> int:
-    since = utcnow() - FAILURE_WINDOW
-    query = select(func.count(LoginFailure.id)).where(
-        LoginFailure.username == username, LoginFailure.ip == ip, LoginFailure.at >= since
-    )
-    return session.scalar(query) or 0
+@dataclass(frozen=True)
+class LoginCandidate:
+    """A counted sign-in attempt that may now check its password."""
+
+    username: str
+    address: str
+    keys: attempts.AttemptKeys
+    user_id: int | None
+    password_hash: str | None
 
 
-def login(
-    *, session: Session, username: str, password: str, ip: str, user_agent: str | None
-) -> NewSession:
-    """Check the credentials, then open a session; failures are counted per username and IP."""
+def begin_login(*, session: Session, username: str, address: str) -> LoginCandidate:
+    """Count the attempt (TooManyAttemptsError beyond a limit) and look the user up; commits."""
     username = username.strip()
-    if _recent_failures(session=session, username=username, ip=ip) >= MAX_FAILURES:
-        raise TooManyAttemptsError
+    keys = attempts.keys_of(username=username, address=address)
+    verdict = attempts.count_attempt(session=session, keys=keys, now=utcnow())
+    if not verdict.allowed:
+        raise TooManyAttemptsError(verdict.retry_after_s)
     user = session.scalar(select(User).where(User.username == username))
-    valid = verify_password(password, user.password_hash if user else None)
-    if user is None or not valid or user.disabled:
-        session.add(LoginFailure(username=username, ip=ip))
-        session.commit()
-        raise InvalidCredentialsError
-    if password_needs_rehash(user.password_hash):
-        user.password_hash = hash_password(password)
-    session.execute(
-        delete(LoginFailure).where(LoginFailure.username == username, LoginFailure.ip == ip)
+    usable = user is not None and not user.disabled
+    return LoginCandidate(
+        username=username,
+        address=address,
+        keys=keys,
+        user_id=user.id if usable and user else None,
+        password_hash=user.password_hash if usable and user else None,
     )
-    created = open_session(session=session, user=user, ip=ip, user_agent=user_agent)
+
+
+def finish_login(
+    *,
+    session: Session,
+    candidate: LoginCandidate,
+    check: PasswordCheck,
+    user_agent: str | None,
+) -> NewSession:
+    """Open a session after a passed check (InvalidCredentialsError otherwise); commits.
+
+    A failed attempt stays counted: begin_login counted it before the check."""
+    user = session.get(User, candidate.user_id) if candidate.user_id is not None else None
+    if user is None or user.disabled or not check.valid:
+        raise InvalidCredentialsError
+    if check.new_hash is not None:
+        user.password_hash = check.new_hash
+    attempts.forgive(session=session, keys=candidate.keys)
+    created = open_session(session=session, user=user, ip=candidate.address, user_agent=user_agent)
     audit.record(
         session=session,
         actor=user,
         action="auth.login",
         target=f"user:{user.id}",
-        detail={"ip": ip},
+        detail={"ip": candidate.address},
     )
     session.commit()
     return created
+
+
+async def login(
+    *, username: str, password: str, address: str, user_agent: str | None
+) -> NewSession:
+    """Sign in: count the attempt, check the password on its own pool, open a session.
+
+    Database steps run on the request thread pool (short); the argon2 check never does, so a
+    storm of sign-ins cannot delay pages or agent pushes (PasswordChecksBusyError when full)."""
+    with password_check_pool().slot() as slot:
+        candidate = await to_thread.run_sync(
+            partial(_in_session, begin_login, username=username, address=address)
+        )
+        check = await slot.check(password, candidate.password_hash)
+    return await to_thread.run_sync(
+        partial(_in_session, finish_login, candidate=candidate, check=check, user_agent=user_agent)
+    )
+
+
+def _in_session(step: Callable[..., T], **kwargs: Any) -> T:
+    """Run one step of the sign-in with a session of its own."""
+    with SessionLocal() as session:
+        return step(session=session, **kwargs)
 
 
 def open_session(
@@ -149,6 +195,6 @@ def purge_expired_sessions(*, session: Session) -> int:
     """Delete expired sessions and stale sign-in failures; returns the sessions removed."""
     now = utcnow()
     removed = session.execute(delete(UserSession).where(UserSession.expires_at <= now))
-    session.execute(delete(LoginFailure).where(LoginFailure.at < now - FAILURE_WINDOW))
+    attempts.purge_expired(session=session, now=now)
     session.commit()
     return int(getattr(removed, "rowcount", 0) or 0)

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from app.api.deps import SessionDep, ViewerUser
 from app.configs import reading
 from app.configs.schemas import HostConfigRead, ScoreHistory
 from app.core.db import utcnow
-from app.core.deps import SessionDep, ViewerUser
 
 router = APIRouter(tags=["configs"])
 

@@ -54,6 +54,40 @@ class Settings(BaseSettings):
     session_ttl_hours: int = Field(
         default=12, gt=0, validation_alias="NGINX_FLEET_SESSION_TTL_HOURS"
     )
+    # Failed sign-ins allowed per window: for one username from one address, from one address,
+    # and from everywhere together (a storm from many addresses is cut off too).
+    login_max_failures: int = Field(
+        default=10, gt=0, validation_alias="NGINX_FLEET_LOGIN_MAX_FAILURES"
+    )
+    login_max_failures_per_address: int = Field(
+        default=30, gt=0, validation_alias="NGINX_FLEET_LOGIN_MAX_FAILURES_PER_ADDRESS"
+    )
+    login_max_failures_overall: int = Field(
+        default=300, gt=0, validation_alias="NGINX_FLEET_LOGIN_MAX_FAILURES_OVERALL"
+    )
+    login_failure_window_s: int = Field(
+        default=300, gt=0, validation_alias="NGINX_FLEET_LOGIN_FAILURE_WINDOW_S"
+    )
+    # argon2id needs 64 MiB and a core for ~50 ms per check: a few threads of their own, and a
+    # short queue beyond which sign-ins are answered 503 at once instead of piling up.
+    password_check_workers: int = Field(
+        default=1, gt=0, le=16, validation_alias="NGINX_FLEET_PASSWORD_CHECK_WORKERS"
+    )
+    password_check_queue: int = Field(
+        default=8, ge=0, le=1000, validation_alias="NGINX_FLEET_PASSWORD_CHECK_QUEUE"
+    )
+    # Peers whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks,
+    # comma separated): the web container's nginx in docker-compose.yml; others' are ignored.
+    trusted_proxies: str = Field(
+        default="127.0.0.1,::1", validation_alias="NGINX_FLEET_TRUSTED_PROXIES"
+    )
+    # A live event stream re-checks its session this often and ends when it is gone.
+    events_recheck_s: float = Field(
+        default=30, gt=0, validation_alias="NGINX_FLEET_EVENTS_RECHECK_S"
+    )
+    events_max_streams_per_user: int = Field(
+        default=8, gt=0, validation_alias="NGINX_FLEET_EVENTS_MAX_STREAMS_PER_USER"
+    )
 
     @model_validator(mode="after")
     def _refuse_insecure_production(self) -> Settings:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response, status
 
+from app.api.deps import AdminUser, SessionDep
 from app.core.config import get_settings
-from app.core.deps import AdminUser, SessionDep
 from app.downloads import service as downloads
 from app.downloads.schemas import AgentWheelRead
 from app.enrollment import service

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, status
 
+from app.api.deps import OperatorUser, SessionDep, ViewerUser
 from app.core.db import utcnow
-from app.core.deps import OperatorUser, SessionDep, ViewerUser
 from app.findings import service
 from app.findings.models import Ack
 from app.findings.schemas import AckCreate, AckRead, TopFinding

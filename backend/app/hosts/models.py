@@ -22,6 +22,9 @@ class Host(Base):
     labels: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     enrolled_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Set by an admin's "reset agent enrolment": the next enrolment of this agent_id may take the
+    # host over without the current host token (once); cleared by that enrolment.
+    enrolment_reset_at: Mapped[datetime | None]
     last_seen_at: Mapped[datetime | None]
     agent_version: Mapped[str | None] = mapped_column(String(32))
     nginx_up: Mapped[bool | None]

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
+from app.api.deps import AdminUser, OperatorUser, SessionDep, ViewerUser
 from app.core.db import utcnow
-from app.core.deps import AdminUser, OperatorUser, SessionDep, ViewerUser
 from app.hosts import service
 from app.hosts.schemas import FleetHost, HostDetail, HostLabelsUpdate
 
@@ -54,3 +54,9 @@ def update_host(
 def delete_host(host_id: int, session: SessionDep, user: AdminUser) -> None:
     """Remove a host and all its data."""
     service.delete_host(session=session, host_id=host_id, actor=user)
+
+
+@router.post("/hosts/{host_id}/reset-enrolment", response_model=HostDetail)
+def reset_enrolment(host_id: int, session: SessionDep, user: AdminUser) -> HostDetail:
+    """Revoke the host's token; its agent must enrol again (once) with an enrolment token."""
+    return service.reset_enrolment(session=session, host_id=host_id, actor=user, now=utcnow())

@@ -46,6 +46,8 @@ class HostDetail(FleetHost):
     agent_id: str
     agent_version: str | None
     enrolled_at: datetime
+    # Set while an admin's enrolment reset waits for the agent to enrol again.
+    enrolment_reset_at: datetime | None
     facts: dict[str, Any] | None
 
 

@@ -13,6 +13,7 @@ from app.audit import service as audit_service
 from app.core import pubsub
 from app.core.config import get_settings
 from app.core.errors import InvalidInputError, NotFoundError
+from app.core.security import hash_token, new_token
 from app.hosts.fleet import (
     analysis_columns,
     build_fleet_host,
@@ -93,6 +94,7 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
         agent_id=host.agent_id,
         agent_version=host.agent_version,
         enrolled_at=host.enrolled_at,
+        enrolment_reset_at=host.enrolment_reset_at,
         facts=facts,
     )
 
@@ -138,3 +140,23 @@ def delete_host(*, session: Session, host_id: int, actor: User) -> None:
     session.execute(delete(Host).where(Host.id == host_id))
     session.commit()
     pubsub.publish("host", {"host_id": host_id})
+
+
+def reset_enrolment(*, session: Session, host_id: int, actor: User, now: datetime) -> HostDetail:
+    """Revoke a host's token and let its agent_id enrol once more with an enrolment token.
+
+    For an agent that lost its token (state file gone, machine rebuilt); audited; commits."""
+    host = _get_host(session, host_id)
+    # A token nobody knows: the current agent is locked out until it enrols again.
+    host.token_hash = hash_token(new_token("nfh_"))
+    host.enrolment_reset_at = now
+    audit_service.record(
+        session=session,
+        actor=actor,
+        action="host.reset_enrolment",
+        target=f"host:{host_id}",
+        detail={"hostname": host.hostname, "agent_id": host.agent_id},
+    )
+    session.commit()
+    pubsub.publish("host", {"host_id": host_id})
+    return get_host_detail(session=session, host_id=host_id, now=now)

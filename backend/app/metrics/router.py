@@ -9,8 +9,8 @@ from fastapi import APIRouter, Query
 from pydantic import AwareDatetime
 from sqlalchemy import select
 
+from app.api.deps import SessionDep, ViewerUser
 from app.core.db import utcnow
-from app.core.deps import SessionDep, ViewerUser
 from app.core.errors import InvalidInputError, NotFoundError
 from app.hosts.models import Host
 from app.metrics.schemas import SeriesRead

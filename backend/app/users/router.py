@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
-from app.core.deps import AdminUser, SessionDep
+from app.api.deps import AdminUser, SessionDep
 from app.users import service
 from app.users.schemas import UserCreate, UserRead, UserUpdate
 

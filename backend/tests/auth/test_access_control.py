@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from app.core.deps import OperatorUser
+from app.api.deps import OperatorUser
 from app.users.models import Role
 from fastapi import FastAPI
 from fastapi.testclient import TestClient

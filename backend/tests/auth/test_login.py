@@ -8,6 +8,7 @@ import httpx
 from app.audit.models import AuditEntry
 from app.auth import service
 from app.auth.models import UserSession
+from app.core.config import get_settings
 from app.core.db import utcnow
 from app.users.models import Role
 from fastapi import FastAPI
@@ -80,7 +81,7 @@ def test_repeated_failures_are_rate_limited_per_username(
 ) -> None:
     user = make_user()
     other = make_user()
-    for _ in range(service.MAX_FAILURES):
+    for _ in range(get_settings().login_max_failures):
         assert (
             client.post(LOGIN, json={"username": user.username, "password": "x"}).status_code == 401
         )

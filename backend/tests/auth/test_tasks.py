@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from app.auth.models import LoginFailure, UserSession
+from app.auth.models import LoginAttempts, UserSession
 from app.auth.tasks import purge_expired_sessions
 from app.core.db import utcnow
 from app.users.models import Role
@@ -26,10 +26,13 @@ def test_task_purges_expired_sessions_and_old_failures(
     login_as(Role.viewer)
     row = db_session.scalars(select(UserSession)).one()
     row.expires_at = utcnow() - timedelta(seconds=1)
-    db_session.add(LoginFailure(username="x", ip="127.0.0.1", at=utcnow() - timedelta(hours=1)))
-    db_session.add(LoginFailure(username="x", ip="127.0.0.1"))
+    ended = utcnow() - timedelta(hours=1)
+    db_session.add(LoginAttempts(key_hash="a" * 64, window_start=ended, attempts=3))
+    db_session.add(LoginAttempts(key_hash="b" * 64, window_start=utcnow(), attempts=3))
     db_session.commit()
     assert purge_expired_sessions.apply().get() == 1
     db_session.expire_all()
     assert db_session.scalars(select(UserSession)).all() == []
-    assert len(db_session.scalars(select(LoginFailure)).all()) == 1
+    kept = db_session.scalars(select(LoginAttempts.key_hash)).all()
+    assert "a" * 64 not in kept
+    assert "b" * 64 in kept

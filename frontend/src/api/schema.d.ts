@@ -264,6 +264,26 @@ export interface paths {
         patch: operations["update_host_api_v1_hosts__host_id__patch"];
         trace?: never;
     };
+    "/api/v1/hosts/{host_id}/reset-enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset Enrolment
+         * @description Revoke the host's token; its agent must enrol again (once) with an enrolment token.
+         */
+        post: operations["reset_enrolment_api_v1_hosts__host_id__reset_enrolment_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts/{host_id}/series": {
         parameters: {
             query?: never;
@@ -399,7 +419,10 @@ export interface paths {
         put?: never;
         /**
          * Enroll
-         * @description Exchange an enrolment token for a host token (a known agent_id gets a new token).
+         * @description Exchange an enrolment token for a host token.
+         *
+         *     Re-enrolling a known agent_id rotates its token only with the host's current token as
+         *     Authorization: Bearer nfh_… (or after an admin reset its enrolment); otherwise 409.
          */
         post: operations["enroll_api_v1_agent_enroll_post"];
         delete?: never;
@@ -457,7 +480,8 @@ export interface paths {
         };
         /**
          * Events
-         * @description `sample` after every accepted push, `host` when a host is enrolled, edited or deleted.
+         * @description `sample` after every accepted push, `host` when a host is enrolled, edited or deleted;
+         *     `session_ended` last, when the session ends (logout, user disabled or deleted).
          */
         get: operations["events_api_v1_events_get"];
         put?: never;
@@ -906,6 +930,8 @@ export interface components {
              * Format: date-time
              */
             enrolled_at: string;
+            /** Enrolment Reset At */
+            enrolment_reset_at: string | null;
             /** Facts */
             facts: {
                 [key: string]: unknown;
@@ -1274,6 +1300,13 @@ export interface operations {
             };
             /** @description too many failed attempts */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description too many sign-ins at once */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1698,6 +1731,37 @@ export interface operations {
             };
         };
     };
+    reset_enrolment_api_v1_hosts__host_id__reset_enrolment_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostDetail"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     host_series_api_v1_hosts__host_id__series_get: {
         parameters: {
             query?: {
@@ -1921,6 +1985,13 @@ export interface operations {
                     "application/json": components["schemas"]["EnrollReply"];
                 };
             };
+            /** @description the agent_id is enrolled and the host token is missing */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1993,6 +2064,13 @@ export interface operations {
                 content: {
                     "text/event-stream": unknown;
                 };
+            };
+            /** @description this user has too many live streams open */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -34,6 +34,7 @@ export function hostDetail(overrides: Partial<HostDetail> = {}): HostDetail {
     agent_id: "6f1c0000-0000-4000-8000-000000000001",
     agent_version: "0.1.0",
     enrolled_at: "2026-11-20T10:00:00Z",
+    enrolment_reset_at: null,
     facts: {},
     ...overrides,
   };

@@ -52,3 +52,20 @@ export function useUpdateHostLabels(hostId: number) {
     },
   });
 }
+
+/** Revoke the host's token so that its agent may enrol again once (admin; audited). */
+export function useResetEnrolment(hostId: number) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST("/api/v1/hosts/{host_id}/reset-enrolment", {
+          params: { path: { host_id: hostId } },
+        }),
+      ),
+    onSuccess: (host: HostDetail) => {
+      queryClient.setQueryData(queryKeys.hosts.detail(hostId), host);
+    },
+  });
+}

@@ -14,6 +14,7 @@ import { useHost, useHostSeries } from "../api/host";
 import { HostBanners } from "./HostBanners";
 import { LabelEditor } from "./LabelEditor";
 import { RangePicker, parseRange } from "./RangePicker";
+import { ResetEnrolment } from "./ResetEnrolment";
 import { SampleGapNotices } from "./SampleGapNotices";
 import { ScoreHistory } from "./ScoreHistory";
 import "./host-tabs.css";
@@ -108,6 +109,7 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
         </div>
       </dl>
       <HostBanners host={detail} />
+      {hasRole(me.data?.role, "admin") ? <ResetEnrolment host={detail} /> : null}
       <HostTabs hostId={hostId} search={params.toString()} />
       {tab === "config" ? (
         <Suspense fallback={<Loading what="Loading the config view" />}>

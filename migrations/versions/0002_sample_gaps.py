@@ -1,6 +1,6 @@
 """sample gaps: seq ranges of samples an agent dropped (spool overflow)
 
-Revision ID: 0002_h1
+Revision ID: 0002_sample_gaps
 Revises: 0001
 Create Date: 2026-11-23 08:12:23.779599
 """
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002_h1"
+revision: str = "0002_sample_gaps"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
