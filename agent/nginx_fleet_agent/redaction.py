@@ -33,8 +33,8 @@ REDACTED_SECTION = "# [redacted by nginx-fleet-agent]\n"
 
 # Names of headers, variables, parameters and directives that hold a secret.
 _SECRET_NAME = re.compile(
-    r"auth|cookie|api[-_]?key|(?:^|[-_$])key(?:$|[-_])|token|secret|passw|pwd|session|"
-    r"signature|credential|jwt|hmac|bearer|private",
+    r"auth|cookie|api[-_]?key|(?:^|[-_$])(?:key|pw)(?:$|[-_])|token|secret|passw|passphrase|pwd|"
+    r"session|signature|credential|jwt|hmac|bearer|private",
     re.I,
 )
 # Directives named like secrets whose value is a path, a cache key or otherwise not secret.

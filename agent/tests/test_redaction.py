@@ -173,6 +173,8 @@ server {
     listen 127.0.0.1:{port};
     server_name gateway.test;
     set $jwt_secret "LEAK-jwt-hs256-secret";
+    set $upstream_pw "hunter2LEAK";
+    set $key_passphrase "LEAKcorrecthorse";
     set $hmac_seed 'c2VjcmV0LUxFQUstaG1hYy1zZWVkLTEyMzQ1Njc4OTA=';
     set $signing_key "-----BEGIN PRIVATE KEY-----
 MIIEvQIBADANBgkqhkiG9w0BAQEFAASCLEAKpastedkeymaterial0001
@@ -227,6 +229,8 @@ def test_gateway_secrets_are_redacted_by_name_and_by_shape(
         '"[redacted]" mobile;',
         'mobile "[redacted]";',
         'set $jwt_secret "[redacted]";',
+        'set $upstream_pw "[redacted]";',
+        'set $key_passphrase "[redacted]";',
         '# proxy_set_header Authorization "[redacted]"',
         "proxy_set_header X-Upstream-Token $upstream_token;",
         'proxy_set_header X-Client-Cert-Password "[redacted]";',
