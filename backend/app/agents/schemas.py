@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
-    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -19,6 +18,7 @@ from pydantic import (
 
 from app.agents.labels import Labels
 from app.core.db import utcnow
+from app.core.types import BoundedJson, Text, Timestamp
 
 MAX_SAMPLES_PER_PUSH = 500
 # Host clocks drift; beyond this a timestamp is a broken clock and would draw points in the future.
@@ -59,7 +59,7 @@ def _refuse_future(value: datetime) -> datetime:
 
 
 SampleTime = Annotated[
-    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_refuse_future)
+    Timestamp, BeforeValidator(_require_rfc3339_string), AfterValidator(_refuse_future)
 ]
 
 
@@ -185,6 +185,8 @@ class HostFacts(_AgentModel):
     """Slow-changing facts about the host and its nginx build; extra keys are kept as sent."""
 
     model_config = ConfigDict(extra="allow")
+    # Facts beyond the known ones are free-form JSON, bounded so that storing them cannot fail.
+    __pydantic_extra__: dict[str, BoundedJson] = Field(init=False)
 
     nginx_version: Annotated[str, Field(strict=True, max_length=64)] | None = None
     nginx_configure_args: Annotated[str, Field(strict=True, max_length=16384)] | None = None
@@ -249,7 +251,7 @@ class PushReply(BaseModel):
 class EnrollRequest(_AgentModel):
     """Body of POST /agent/enroll."""
 
-    enrollment_token: Annotated[str, Field(strict=True, min_length=1, max_length=256)]
+    enrollment_token: Annotated[Text, Field(strict=True, min_length=1, max_length=256)]
     agent_id: AgentId
     hostname: Hostname
     labels: Labels = Field(default_factory=dict)

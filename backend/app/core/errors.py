@@ -32,7 +32,7 @@ def describe_errors(errors: Sequence[Any]) -> list[str]:
     """One "field: message" sentence per validation error."""
     messages = []
     for error in errors:
-        message = str(error.get("msg", "invalid value"))
+        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
         messages.append(f"{field_path(error.get('loc', ()))}: {message}")
     return messages
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter, status
 
 from app.core.db import utcnow
 from app.core.deps import OperatorUser, SessionDep, ViewerUser
+from app.core.types import IdPath
 from app.findings import service
 from app.findings.models import Ack
 from app.findings.schemas import AckCreate, AckRead, TopFinding
@@ -32,6 +33,6 @@ def create_ack(body: AckCreate, session: SessionDep, user: OperatorUser) -> Ack:
 
 
 @router.delete("/acks/{ack_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_ack(ack_id: int, session: SessionDep, user: OperatorUser) -> None:
+def delete_ack(ack_id: IdPath, session: SessionDep, user: OperatorUser) -> None:
     """Remove an acknowledgement: its findings count again."""
     service.delete_ack(session=session, ack_id=ack_id, actor=user, now=utcnow())
