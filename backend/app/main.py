@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from typing import Literal
 
 from fastapi import APIRouter, FastAPI
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
@@ -21,7 +20,7 @@ from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
 from app.core.deps import SessionDep
-from app.core.errors import ServiceError, service_error_handler, validation_error_handler
+from app.core.errors import add_error_handlers
 from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
 from app.core.ui import mount_ui
 from app.enrollment.router import router as enrollment_router
@@ -84,8 +83,7 @@ def create_app() -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
-    app.add_exception_handler(RequestValidationError, validation_error_handler)
-    app.add_exception_handler(ServiceError, service_error_handler)
+    add_error_handlers(app)
     routers = (
         health_router,
         auth_router,

@@ -34,7 +34,11 @@ def list_acks(*, session: Session) -> Sequence[Ack]:
 
 def create_ack(*, session: Session, body: AckCreate, actor: User, now: datetime) -> Ack:
     """Mute findings, re-score the hosts concerned; audited; commits."""
-    if body.host_id is not None and session.get(Host, body.host_id) is None:
+    # FOR KEY SHARE: a delete of the host waits until this ack is committed (or refused).
+    host_query = (
+        select(Host.id).where(Host.id == body.host_id).with_for_update(read=True, key_share=True)
+    )
+    if body.host_id is not None and session.scalar(host_query) is None:
         raise NotFoundError(f"host {body.host_id} does not exist")
     if body.finding_key is not None and not body.finding_key.startswith(f"{body.rule}@"):
         raise InvalidInputError(
@@ -76,7 +80,8 @@ def create_ack(*, session: Session, body: AckCreate, actor: User, now: datetime)
 
 def delete_ack(*, session: Session, ack_id: int, actor: User, now: datetime) -> None:
     """Unmute: remove an acknowledgement and re-score the hosts concerned; audited; commits."""
-    ack = session.get(Ack, ack_id)
+    # Locked so that two deletes of one ack queue up and the second finds it gone (404).
+    ack = session.scalar(select(Ack).where(Ack.id == ack_id).with_for_update())
     if ack is None:
         raise NotFoundError(f"acknowledgement {ack_id} does not exist")
     scope = _hosts_in_scope(ack)
