@@ -73,9 +73,7 @@ def list_tokens(*, session: Session) -> Sequence[EnrollmentToken]:
 
 def revoke_token(*, session: Session, actor: User, token_id: int) -> EnrollmentToken:
     """Revoke a token so that no further agent can use it (idempotent)."""
-    row = session.scalar(
-        select(EnrollmentToken).where(EnrollmentToken.id == token_id).with_for_update()
-    )
+    row = session.get(EnrollmentToken, token_id)
     if row is None:
         raise NotFoundError(f"enrolment token {token_id} not found")
     if row.revoked_at is None:

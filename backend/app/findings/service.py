@@ -10,10 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit_service
-from app.configs.models import ConfigFinding
 from app.configs.rescoring import latest_analysis_ids, rescore_latest
 from app.core.errors import InvalidInputError, NotFoundError
-from app.findings.models import Ack
+from app.findings.models import Ack, Finding
 from app.findings.muting import active_acks, matching_ack
 from app.findings.schemas import AckCreate, TopFinding
 from app.hosts.models import Host
@@ -120,16 +119,16 @@ def top_findings(*, session: Session, now: datetime) -> list[TopFinding]:
     latest = latest_analysis_ids().subquery()
     rows = session.execute(
         select(
-            ConfigFinding.host_id,
-            ConfigFinding.rule,
-            ConfigFinding.key,
-            ConfigFinding.severity,
-            ConfigFinding.category,
-            ConfigFinding.message,
-            ConfigFinding.doc_url,
+            Finding.host_id,
+            Finding.rule,
+            Finding.key,
+            Finding.severity,
+            Finding.category,
+            Finding.message,
+            Finding.doc_url,
         )
-        .join(latest, latest.c.analysis_id == ConfigFinding.analysis_id)
-        .order_by(ConfigFinding.id)
+        .join(latest, latest.c.analysis_id == Finding.analysis_id)
+        .order_by(Finding.id)
     ).all()
     acks = active_acks(session=session, now=now)
     hosts: dict[str, set[int]] = defaultdict(set)
