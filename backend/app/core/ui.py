@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
+
+from app.core.errors import NotFoundError
 
 UI_RESERVED_PREFIXES = ("api/",)
 
@@ -18,7 +20,7 @@ def mount_ui(app: FastAPI, ui_dir: Path) -> None:
     @app.get("/{path:path}", include_in_schema=False)
     def serve_ui(path: str, request: Request) -> FileResponse:
         if path == "api" or path.startswith(UI_RESERVED_PREFIXES):
-            raise HTTPException(404, f"no API route {request.url.path}")
+            raise NotFoundError(f"no API route {request.url.path}")
         candidate = (root / path).resolve()
         if path and candidate.is_relative_to(root) and candidate.is_file():
             # Vite fingerprints everything under assets/, so those may be cached for good.
@@ -26,5 +28,5 @@ def mount_ui(app: FastAPI, ui_dir: Path) -> None:
             headers = {"Cache-Control": cache} if cache else {"Cache-Control": "no-cache"}
             return FileResponse(candidate, headers=headers)
         if not index.is_file():
-            raise HTTPException(404, "the UI is not built (make build)")
+            raise NotFoundError("the UI is not built (make build)")
         return FileResponse(index, headers={"Cache-Control": "no-cache"})
