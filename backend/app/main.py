@@ -22,6 +22,7 @@ from app.core.db import SessionLocal
 from app.core.deps import SessionDep
 from app.core.errors import add_error_handlers
 from app.core.middleware import CSRFMiddleware, SecurityHeadersMiddleware
+from app.core.openapi import document_errors
 from app.core.ui import mount_ui
 from app.enrollment.router import router as enrollment_router
 from app.events.router import router as events_router
@@ -47,7 +48,11 @@ class Health(BaseModel):
 health_router = APIRouter(tags=["health"])
 
 
-@health_router.get("/health", response_model=Health)
+@health_router.get(
+    "/health",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "The database is unreachable"}},
+)
 def health(session: SessionDep) -> JSONResponse:
     """Public: is the API up and can it reach its database."""
     try:
@@ -84,6 +89,7 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     add_error_handlers(app)
+    document_errors(app)
     routers = (
         health_router,
         auth_router,

@@ -48,7 +48,12 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
         raise HTTPException(rejected.status_code, rejected.detail) from rejected
 
 
-@router.post("/enroll", response_model=EnrollReply, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/enroll",
+    response_model=EnrollReply,
+    status_code=status.HTTP_201_CREATED,
+    responses={401: {"description": "The enrolment token is unknown, expired, revoked or used up"}},
+)
 def enroll(body: EnrollRequest, session: SessionDep) -> EnrollReply:
     """Exchange an enrolment token for a host token (a known agent_id gets a new token)."""
     enrolled = service.enroll(session=session, request=body, now=utcnow())
@@ -62,6 +67,11 @@ def enroll(body: EnrollRequest, session: SessionDep) -> EnrollReply:
 @router.post(
     "/push",
     response_model=PushReply,
+    responses={
+        403: {"description": "The token belongs to another agent_id"},
+        413: {"description": "The body (or its decompressed form) is larger than the limit"},
+        422: {"description": "The body is not a valid push; detail names the fields"},
+    },
     openapi_extra={
         "requestBody": {
             "required": True,

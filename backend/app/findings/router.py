@@ -26,7 +26,12 @@ def list_acks(session: SessionDep, _user: ViewerUser) -> list[Ack]:
     return list(service.list_acks(session=session))
 
 
-@router.post("/acks", response_model=AckRead, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/acks",
+    response_model=AckRead,
+    status_code=status.HTTP_201_CREATED,
+    responses={404: {"description": "The host does not exist"}},
+)
 def create_ack(body: AckCreate, session: SessionDep, user: OperatorUser) -> Ack:
     """Mute a rule or one finding, on one host or fleet-wide, maybe until a time."""
     return service.create_ack(session=session, body=body, actor=user, now=utcnow())
