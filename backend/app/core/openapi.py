@@ -27,6 +27,7 @@ _RAISES_ATTRIBUTE = "__nginx_fleet_raises__"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 ERROR_DESCRIPTIONS = {
+    400: "The body could not be read as JSON (for example, it is not UTF-8)",
     401: "Not signed in, the session expired, or the credential is unknown",
     403: "The role is too low, or the CSRF token is missing or wrong",
     404: "The object does not exist",
@@ -96,6 +97,8 @@ def error_statuses(route: APIRoute) -> set[int]:
         d.query_params or d.header_params or d.cookie_params or d.body_params for d in dependants
     ):
         statuses.add(422)
+    if any(d.body_params for d in dependants):
+        statuses.add(400)  # FastAPI's answer to a body it cannot decode
     # A write can lose a race with another one (answered 409, see app.core.errors).
     if get_session in calls and set(route.methods or ()) & UNSAFE_METHODS:
         statuses.add(409)

@@ -1201,6 +1201,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid username or password */
             401: {
                 headers: {
@@ -1418,6 +1427,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserRead"];
                 };
             };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, the session expired, or the credential is unknown */
             401: {
                 headers: {
@@ -1563,6 +1581,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not signed in, the session expired, or the credential is unknown */
@@ -1746,6 +1773,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnrollmentTokenCreated"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not signed in, the session expired, or the credential is unknown */
@@ -2146,6 +2182,15 @@ export interface operations {
                     "application/json": components["schemas"]["HostDetail"];
                 };
             };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, the session expired, or the credential is unknown */
             401: {
                 headers: {
@@ -2528,6 +2573,15 @@ export interface operations {
                     "application/json": components["schemas"]["AckRead"];
                 };
             };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, the session expired, or the credential is unknown */
             401: {
                 headers: {
@@ -2679,6 +2733,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnrollReply"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The enrolment token is unknown, expired, revoked or used up */
