@@ -145,6 +145,7 @@ def test_redis_stopping_between_two_edits_fails_neither(
 # A request per kind of endpoint, each valid enough to reach the database.
 PAGE_AND_AGENT_REQUESTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/api/v1/auth/me", None),
+    ("GET", "/api/v1/events", None),
     ("GET", "/api/v1/fleet", None),
     ("GET", "/api/v1/hosts/1", None),
     ("PATCH", "/api/v1/hosts/1", {"labels": {}}),
@@ -190,6 +191,7 @@ def test_every_kind_of_endpoint_answers_503_while_the_database_is_down(
                     json={"enrollment_token": "nfe_x", "agent_id": "a-1", "hostname": "web-1"},
                 )
             )
+            assert_unavailable(admin.post("/api/v1/auth/logout"))
             health = anonymous.get("/api/v1/health")
             assert health.status_code == 503
         finally:
