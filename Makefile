@@ -14,7 +14,7 @@ TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_SUITES ?= test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
 .PHONY: help install install-python install-node system-demo system-test build agent-wheel run demo check check-python check-frontend \
-        check-migrations check-licences test test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
+        check-migrations check-licences test test-backend test-fuzz test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
@@ -119,6 +119,10 @@ endef
 
 test-backend: ## pytest backend/tests (real PostgreSQL and Redis)
 	$(call pytest_suite,backend/tests)
+
+# Part of test-backend; this target runs it alone.
+test-fuzz: ## schemathesis over every API operation as an admin (real PostgreSQL; in test-backend)
+	$(call pytest_suite,backend/tests/fuzz)
 
 test-agent: ## pytest agent/tests (real nginx)
 	$(call pytest_suite,agent/tests)

@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from typing import Literal
 
 from fastapi import APIRouter, FastAPI
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
@@ -24,7 +23,8 @@ from app.auth.router import router as auth_router
 from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
-from app.core.errors import ServiceError, service_error_handler, validation_error_handler
+from app.core.errors import add_error_handlers
+from app.core.openapi import document_errors
 from app.core.ui import mount_ui
 from app.downloads.router import router as downloads_router
 from app.enrollment.router import router as enrollment_router
@@ -51,7 +51,11 @@ class Health(BaseModel):
 health_router = APIRouter(tags=["health"])
 
 
-@health_router.get("/health", response_model=Health)
+@health_router.get(
+    "/health",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "The database is unreachable"}},
+)
 def health(session: SessionDep) -> JSONResponse:
     """Public: is the API up and can it reach its database."""
     try:
@@ -87,8 +91,8 @@ def create_app() -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
-    app.add_exception_handler(RequestValidationError, validation_error_handler)
-    app.add_exception_handler(ServiceError, service_error_handler)
+    add_error_handlers(app)
+    document_errors(app)
     routers = (
         health_router,
         auth_router,

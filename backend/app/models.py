@@ -2,10 +2,10 @@
 
 from app.audit.models import AuditEntry
 from app.auth.models import LoginAttempts, UserSession
-from app.configs.models import ConfigAnalysis, ConfigFinding, ConfigSnapshot
+from app.configs.models import ConfigAnalysis, ConfigSnapshot
 from app.core.db import Base
 from app.enrollment.models import EnrollmentToken
-from app.findings.models import Ack
+from app.findings.models import Ack, Finding
 from app.hosts.models import Host, HostFacts
 from app.metrics.models import Sample, SampleGap, SampleRollup
 from app.users.models import Role, User
@@ -15,9 +15,9 @@ __all__ = [
     "AuditEntry",
     "Base",
     "ConfigAnalysis",
-    "ConfigFinding",
     "ConfigSnapshot",
     "EnrollmentToken",
+    "Finding",
     "Host",
     "HostFacts",
     "LoginAttempts",

@@ -207,9 +207,13 @@ def _replace_nul(value: Any) -> Any:
     if isinstance(value, BaseModel):
         for name in type(value).model_fields:
             setattr(value, name, _replace_nul(getattr(value, name)))
+        if value.model_extra:
+            extra = _replace_nul(value.model_extra)
+            value.model_extra.clear()
+            value.model_extra.update(extra)
         return value
     if isinstance(value, list):
         return [_replace_nul(item) for item in value]
     if isinstance(value, dict):
-        return {key: _replace_nul(item) for key, item in value.items()}
+        return {_replace_nul(key): _replace_nul(item) for key, item in value.items()}
     return value

@@ -55,7 +55,10 @@ async def _read_body(request: Request, max_bytes: int) -> bytes:
     "/enroll",
     response_model=EnrollReply,
     status_code=status.HTTP_201_CREATED,
-    responses={409: {"description": "the agent_id is enrolled and the host token is missing"}},
+    responses={
+        401: {"description": "The enrolment token is unknown, expired, revoked or used up"},
+        409: {"description": "The agent_id is enrolled and the host's current token is missing"},
+    },
 )
 def enroll(body: EnrollRequest, session: SessionDep, credentials: BearerDep) -> EnrollReply:
     """Exchange an enrolment token for a host token.
@@ -78,6 +81,11 @@ def enroll(body: EnrollRequest, session: SessionDep, credentials: BearerDep) -> 
 @router.post(
     "/push",
     response_model=PushReply,
+    responses={
+        403: {"description": "The token belongs to another agent_id"},
+        413: {"description": "The body (or its decompressed form) is larger than the limit"},
+        422: {"description": "The body is not a valid push; detail names the fields"},
+    },
     openapi_extra={
         "requestBody": {
             "required": True,

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
-    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -19,6 +18,7 @@ from pydantic import (
 from app.agents.labels import Labels
 from app.core.config import get_settings
 from app.core.db import utcnow
+from app.core.types import BoundedJson, Text, Timestamp
 from app.metrics.settings import get_retention
 
 MAX_SAMPLES_PER_PUSH = 500
@@ -87,10 +87,10 @@ def _within_gap_window(value: datetime) -> datetime:
 
 
 SampleTime = Annotated[
-    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_window)
+    Timestamp, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_window)
 ]
 GapTime = Annotated[
-    AwareDatetime, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_gap_window)
+    Timestamp, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_gap_window)
 ]
 
 
@@ -216,6 +216,8 @@ class HostFacts(_AgentModel):
     """Slow-changing facts about the host and its nginx build; extra keys are kept as sent."""
 
     model_config = ConfigDict(extra="allow")
+    # Facts beyond the known ones are free-form JSON, bounded so that storing them cannot fail.
+    __pydantic_extra__: dict[str, BoundedJson] = Field(init=False)
 
     nginx_version: Annotated[str, Field(strict=True, max_length=64)] | None = None
     nginx_configure_args: Annotated[str, Field(strict=True, max_length=16384)] | None = None
@@ -322,7 +324,7 @@ class PushReply(BaseModel):
 class EnrollRequest(_AgentModel):
     """Body of POST /agent/enroll."""
 
-    enrollment_token: Annotated[str, Field(strict=True, min_length=1, max_length=256)]
+    enrollment_token: Annotated[Text, Field(strict=True, min_length=1, max_length=256)]
     agent_id: AgentId
     hostname: Hostname
     labels: Labels = Field(default_factory=dict)

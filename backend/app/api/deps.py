@@ -12,6 +12,7 @@ from app.auth import service as auth_service
 from app.auth.cookies import CSRF_HEADER, SESSION_COOKIE
 from app.auth.models import UserSession
 from app.core.db import get_session
+from app.core.openapi import raises
 from app.core.security import tokens_equal
 from app.users.models import Role, User
 
@@ -20,6 +21,7 @@ SessionDep = Annotated[Session, Depends(get_session)]
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+@raises(401, 403)
 def get_user_session(request: Request, session: SessionDep) -> UserSession:
     """The signed-in session of this request; 401 without one, 403 on a CSRF mismatch."""
     raw_id = request.cookies.get(SESSION_COOKIE)
@@ -51,6 +53,7 @@ CurrentUser = Annotated[User, Depends(get_current_user)]
 def require_role(required: Role) -> Callable[[User], User]:
     """A dependency that lets through users with at least the required role (else 403)."""
 
+    @raises(403)
     def check_role(user: CurrentUser) -> User:
         if not user.role.allows(required):
             raise HTTPException(

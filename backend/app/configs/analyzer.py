@@ -15,11 +15,11 @@ from app.configs.inputs import AnalysisInputs, gather_inputs
 from app.configs.models import (
     AnalysisStatus,
     ConfigAnalysis,
-    ConfigFinding,
     ConfigSnapshot,
     ParseStatus,
 )
 from app.configs.rescoring import apply_tally, tally
+from app.findings.models import Finding
 from app.findings.muting import active_acks
 from app.hosts.models import Host
 
@@ -79,16 +79,14 @@ def _fingerprint(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def _stored_fingerprint(session: Session, analysis_id: int) -> list[tuple[str, str]]:
     rows = session.execute(
-        select(ConfigFinding.key, ConfigFinding.severity).where(
-            ConfigFinding.analysis_id == analysis_id
-        )
+        select(Finding.key, Finding.severity).where(Finding.analysis_id == analysis_id)
     )
     return _fingerprint([(row.key, row.severity) for row in rows])
 
 
-def _finding_rows(report: Report, analysis: ConfigAnalysis) -> list[ConfigFinding]:
+def _finding_rows(report: Report, analysis: ConfigAnalysis) -> list[Finding]:
     return [
-        ConfigFinding(
+        Finding(
             analysis_id=analysis.id,
             host_id=analysis.host_id,
             key=f.key,
@@ -162,7 +160,7 @@ def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Ou
         and latest.snapshot_id == snapshot.id
         and latest.inputs_digest == inputs.digest()
     ):
-        session.execute(delete(ConfigFinding).where(ConfigFinding.analysis_id == latest.id))
+        session.execute(delete(Finding).where(Finding.analysis_id == latest.id))
         _fill(session, latest, result, inputs, now)
         session.commit()
         return Outcome("replaced", latest.id)

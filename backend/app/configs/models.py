@@ -1,4 +1,4 @@
-"""nginx -T dumps as received from the agents, their analyses and findings."""
+"""nginx -T dumps as received from the agents and their analyses (findings: app.findings)."""
 
 from __future__ import annotations
 
@@ -74,26 +74,3 @@ class ConfigAnalysis(Base):
     inputs_digest: Mapped[str] = mapped_column(String(64))
     inputs: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     error: Mapped[str | None] = mapped_column(Text)
-
-
-class ConfigFinding(Base):
-    """One finding of an analysis, as the engine reported it."""
-
-    __tablename__ = "findings"
-    __table_args__ = (Index("ix_findings_host_id_analysis_id", "host_id", "analysis_id"),)
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    analysis_id: Mapped[int] = mapped_column(
-        ForeignKey("config_analyses.id", ondelete="CASCADE"), index=True
-    )
-    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
-    key: Mapped[str] = mapped_column(String(1200))
-    rule: Mapped[str] = mapped_column(String(64), index=True)
-    severity: Mapped[str] = mapped_column(String(16))
-    category: Mapped[str] = mapped_column(String(32))
-    file: Mapped[str] = mapped_column(String(1024))
-    line: Mapped[int]
-    message: Mapped[str] = mapped_column(Text)
-    evidence: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
-    fix: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
-    doc_url: Mapped[str] = mapped_column(String(1024), default="")

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.analysis.dump import is_dump, split_dump
-from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigFinding, ConfigSnapshot
+from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.configs.schemas import (
     AnalysisRead,
     ConfigFileRead,
@@ -21,6 +21,7 @@ from app.configs.schemas import (
     SnapshotRead,
 )
 from app.core.errors import NotFoundError
+from app.findings.models import Finding
 from app.findings.muting import active_acks, matching_ack
 from app.hosts.models import Host
 
@@ -53,9 +54,7 @@ def _latest_of_snapshot(session: Session, snapshot_id: int) -> ConfigAnalysis | 
 
 def _analysis_read(session: Session, analysis: ConfigAnalysis, now: datetime) -> AnalysisRead:
     rows = session.scalars(
-        select(ConfigFinding)
-        .where(ConfigFinding.analysis_id == analysis.id)
-        .order_by(ConfigFinding.id)
+        select(Finding).where(Finding.analysis_id == analysis.id).order_by(Finding.id)
     ).all()
     acks = active_acks(session=session, now=now, host_ids=[analysis.host_id])
     findings = []

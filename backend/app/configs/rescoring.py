@@ -10,10 +10,11 @@ from datetime import datetime
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from app.analysis.findings import Category, Finding, Severity
+from app.analysis import findings as engine
+from app.analysis.findings import Category, Severity
 from app.analysis.scoring import Score, score
-from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigFinding
-from app.findings.models import Ack
+from app.configs.models import AnalysisStatus, ConfigAnalysis
+from app.findings.models import Ack, Finding
 from app.findings.muting import active_acks, matching_ack
 
 
@@ -25,7 +26,7 @@ class Tally:
     counts: dict[str, int]
 
 
-def tally(findings: Iterable[Finding], *, host_id: int, acks: Sequence[Ack]) -> Tally:
+def tally(findings: Iterable[engine.Finding], *, host_id: int, acks: Sequence[Ack]) -> Tally:
     """Score and count the findings of one host, leaving out those an ack mutes."""
     counted = [
         f for f in findings if matching_ack(acks, host_id=host_id, rule=f.rule, key=f.key) is None
@@ -37,9 +38,9 @@ def tally(findings: Iterable[Finding], *, host_id: int, acks: Sequence[Ack]) -> 
     )
 
 
-def as_engine_finding(row: ConfigFinding) -> Finding:
+def as_engine_finding(row: Finding) -> engine.Finding:
     """The engine's view of a stored finding: enough to score it and to match acks."""
-    return Finding(
+    return engine.Finding(
         rule=row.rule,
         severity=Severity(row.severity),
         category=Category(row.category),
@@ -81,9 +82,9 @@ def rescore_latest(*, session: Session, host_ids: Sequence[int] | None, now: dat
     if not analyses:
         return 0
     acks = active_acks(session=session, now=now, host_ids=[a.host_id for a in analyses])
-    rows_by_analysis: dict[int, list[ConfigFinding]] = {a.id: [] for a in analyses}
+    rows_by_analysis: dict[int, list[Finding]] = {a.id: [] for a in analyses}
     for row in session.scalars(
-        select(ConfigFinding).where(ConfigFinding.analysis_id.in_(list(rows_by_analysis)))
+        select(Finding).where(Finding.analysis_id.in_(list(rows_by_analysis)))
     ):
         rows_by_analysis[row.analysis_id].append(row)
     for analysis in analyses:

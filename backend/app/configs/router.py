@@ -10,19 +10,20 @@ from app.api.deps import SessionDep, ViewerUser
 from app.configs import reading
 from app.configs.schemas import HostConfigRead, ScoreHistory
 from app.core.db import utcnow
+from app.core.types import IdPath
 
 router = APIRouter(tags=["configs"])
 
 
 @router.get("/hosts/{host_id}/config", response_model=HostConfigRead)
-def get_host_config(host_id: int, session: SessionDep, _user: ViewerUser) -> HostConfigRead:
+def get_host_config(host_id: IdPath, session: SessionDep, _user: ViewerUser) -> HostConfigRead:
     """The host's current config files with the findings of its latest analysis."""
     return reading.host_config(session=session, host_id=host_id, now=utcnow())
 
 
 @router.get("/hosts/{host_id}/scores", response_model=ScoreHistory)
 def get_host_scores(
-    host_id: int,
+    host_id: IdPath,
     session: SessionDep,
     _user: ViewerUser,
     range_: Annotated[reading.ScoreRange, Query(alias="range")] = "24h",

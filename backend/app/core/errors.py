@@ -1,14 +1,30 @@
-"""Readable 422 replies: one sentence per invalid field, plus the structured list."""
+"""Error replies: readable 422s, service errors, and 503/409 for database outages and races."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DisconnectionError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.orm.exc import StaleDataError
+
+log = logging.getLogger(__name__)
+
+# How long a client should wait before retrying while the database is unreachable.
+DATABASE_RETRY_AFTER_S = 5
+# Failures that mean the database cannot be reached or is overloaded, not that the request is
+# wrong: connection refused or lost, the pool exhausted, a server shutting down.
+DATABASE_UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (
+    OperationalError,
+    PoolTimeoutError,
+    DisconnectionError,
+)
 
 # The body is what is usually invalid, so its fields are named without a "body." prefix.
 _IMPLIED_LOCATIONS = frozenset({"body"})
@@ -32,7 +48,7 @@ def describe_errors(errors: Sequence[Any]) -> list[str]:
     """One "field: message" sentence per validation error."""
     messages = []
     for error in errors:
-        message = str(error.get("msg", "invalid value"))
+        message = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
         messages.append(f"{field_path(error.get('loc', ()))}: {message}")
     return messages
 
@@ -83,3 +99,32 @@ async def service_error_handler(_request: Request, exc: Exception) -> JSONRespon
     """Reply {"detail": reason} with the status the service error carries."""
     assert isinstance(exc, ServiceError)
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+
+
+async def database_unavailable_handler(request: Request, exc: Exception) -> JSONResponse:
+    """503 with Retry-After: the request may well succeed once the database is back."""
+    log.error("database unavailable during %s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse(
+        {"detail": "the database is unavailable; try again shortly"},
+        status_code=503,
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+    )
+
+
+async def stale_data_handler(request: Request, exc: Exception) -> JSONResponse:
+    """409 for a row that another request changed or removed between our read and our write."""
+    # Services lock what they change; reaching this means one was missed: log it as a bug.
+    log.error("concurrent change during %s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse(
+        {"detail": "another request changed this at the same time; reload and try again"},
+        status_code=409,
+    )
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Register every handler above on the app."""
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(ServiceError, service_error_handler)
+    for error in DATABASE_UNAVAILABLE_ERRORS:
+        app.add_exception_handler(error, database_unavailable_handler)
+    app.add_exception_handler(StaleDataError, stale_data_handler)

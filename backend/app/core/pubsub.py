@@ -1,11 +1,15 @@
 """Live events for the UI: Redis pub/sub when configured (any replica serves any browser),
-an in-process broadcast otherwise."""
+an in-process broadcast otherwise.
+
+Publishing is best-effort: events announce work already committed, so a Redis outage is
+logged and counted, never raised into the request that did the work."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +26,10 @@ log = logging.getLogger(__name__)
 CHANNEL = "nginx-fleet:events"
 # A browser that stops reading must not make the process hold every event for it forever.
 SUBSCRIBER_QUEUE_SIZE = 1000
+# An unreachable Redis must not add seconds to every request that publishes.
+REDIS_TIMEOUT_S = 1.0
+# After a failure, events are dropped without trying Redis for this long (one log line each).
+PAUSE_AFTER_FAILURE_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +95,53 @@ local_broadcast = LocalBroadcast()
 @lru_cache(maxsize=4)
 def _redis_client(url: str) -> redis.Redis:
     """One connection pool per Redis URL for publishing from request threads."""
-    return redis.Redis.from_url(url)
+    return redis.Redis.from_url(
+        url, socket_connect_timeout=REDIS_TIMEOUT_S, socket_timeout=REDIS_TIMEOUT_S
+    )
+
+
+class RedisPublisher:
+    """Publishes to the Redis channel; on failure logs, counts and pauses instead of raising."""
+
+    def __init__(self, pause_s: float = PAUSE_AFTER_FAILURE_S) -> None:
+        self._pause_s = pause_s
+        self._lock = threading.Lock()
+        self._paused_until = 0.0
+        self.dropped = 0
+
+    def publish(self, url: str, message: Event) -> bool:
+        """True when Redis took the event; False (logged, counted) when it was dropped."""
+        with self._lock:
+            if time.monotonic() < self._paused_until:
+                self.dropped += 1
+                return False
+        envelope = orjson.dumps({"event": message.name, "data": message.data})
+        try:
+            _redis_client(url).publish(CHANNEL, envelope)
+        except (redis.RedisError, OSError) as error:
+            with self._lock:
+                self.dropped += 1
+                self._paused_until = time.monotonic() + self._pause_s
+                dropped = self.dropped
+            log.warning(
+                "live event %s not published, Redis failed: %s; live events are dropped for "
+                "%.0fs (%d dropped so far); browsers catch up on their next refresh",
+                message.name,
+                error,
+                self._pause_s,
+                dropped,
+            )
+            return False
+        return True
+
+    def reset(self) -> None:
+        """Forget a past failure (tests, or a Redis known to be back)."""
+        with self._lock:
+            self._paused_until = 0.0
+            self.dropped = 0
+
+
+redis_publisher = RedisPublisher()
 
 
 def encode(event: str, data: dict[str, Any]) -> Event:
@@ -95,15 +149,16 @@ def encode(event: str, data: dict[str, Any]) -> Event:
     return Event(name=event, data=orjson.dumps(data).decode("utf-8"))
 
 
-def publish(event: str, data: dict[str, Any]) -> None:
-    """Send an event to every live subscriber (of every replica when Redis is configured)."""
+def publish(event: str, data: dict[str, Any]) -> bool:
+    """Send an event to every live subscriber (of every replica when Redis is configured).
+
+    Best-effort, for callers that have committed: False when the event was dropped."""
     message = encode(event, data)
     redis_url = get_settings().redis_url
     if redis_url:
-        envelope = orjson.dumps({"event": message.name, "data": message.data})
-        _redis_client(redis_url).publish(CHANNEL, envelope)
-    else:
-        local_broadcast.publish(message)
+        return redis_publisher.publish(redis_url, message)
+    local_broadcast.publish(message)
+    return True
 
 
 def _decode_envelope(raw: bytes) -> Event | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
+
+from app.core.errors import NotFoundError
 
 # Paths the UI never answers: API routes and downloads are the backend's, unknown ones are 404s.
 UI_RESERVED_ROOTS = ("api", "downloads")
@@ -21,7 +23,7 @@ def mount_ui(app: FastAPI, ui_dir: Path) -> None:
         root_segment = path.split("/", 1)[0]
         if root_segment in UI_RESERVED_ROOTS:
             what = "API route" if root_segment == "api" else "download"
-            raise HTTPException(404, f"no {what} {request.url.path}")
+            raise NotFoundError(f"no {what} {request.url.path}")
         candidate = (root / path).resolve()
         if path and candidate.is_relative_to(root) and candidate.is_file():
             # Vite fingerprints everything under assets/, so those may be cached for good.
@@ -29,5 +31,5 @@ def mount_ui(app: FastAPI, ui_dir: Path) -> None:
             headers = {"Cache-Control": cache} if cache else {"Cache-Control": "no-cache"}
             return FileResponse(candidate, headers=headers)
         if not index.is_file():
-            raise HTTPException(404, "the UI is not built (make build)")
+            raise NotFoundError("the UI is not built (make build)")
         return FileResponse(index, headers={"Cache-Control": "no-cache"})

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request, Response, status
 
 from app.api.deps import AdminUser, SessionDep
 from app.core.config import get_settings
+from app.core.types import IdPath
 from app.downloads import service as downloads
 from app.downloads.schemas import AgentWheelRead
 from app.enrollment import service
@@ -71,7 +72,7 @@ def list_tokens(_admin: AdminUser, session: SessionDep) -> list[EnrollmentTokenR
 
 
 @router.delete("/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_token(token_id: int, admin: AdminUser, session: SessionDep) -> Response:
+def revoke_token(token_id: IdPath, admin: AdminUser, session: SessionDep) -> Response:
     """Revoke a token."""
     service.revoke_token(session=session, actor=admin, token_id=token_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

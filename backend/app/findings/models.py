@@ -1,13 +1,14 @@
-"""Acknowledgements: an operator's decision that a finding is known and should not count."""
+"""Findings of the config analyses, and the acknowledgements that mute them."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.db import Base, utcnow
+from app.core.db import Base, JSONType, utcnow
 
 
 class Ack(Base):
@@ -29,3 +30,26 @@ class Ack(Base):
     expires_at: Mapped[datetime | None] = mapped_column(index=True)
     # Set once the periodic task has re-scored the hosts after this ack expired.
     expiry_applied: Mapped[bool] = mapped_column(default=False)
+
+
+class Finding(Base):
+    """One finding of an analysis, as the engine reported it."""
+
+    __tablename__ = "findings"
+    __table_args__ = (Index("ix_findings_host_id_analysis_id", "host_id", "analysis_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    analysis_id: Mapped[int] = mapped_column(
+        ForeignKey("config_analyses.id", ondelete="CASCADE"), index=True
+    )
+    host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(1200))
+    rule: Mapped[str] = mapped_column(String(64), index=True)
+    severity: Mapped[str] = mapped_column(String(16))
+    category: Mapped[str] = mapped_column(String(32))
+    file: Mapped[str] = mapped_column(String(1024))
+    line: Mapped[int]
+    message: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    fix: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    doc_url: Mapped[str] = mapped_column(String(1024), default="")

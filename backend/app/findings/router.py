@@ -6,6 +6,7 @@ from fastapi import APIRouter, status
 
 from app.api.deps import OperatorUser, SessionDep, ViewerUser
 from app.core.db import utcnow
+from app.core.types import IdPath
 from app.findings import service
 from app.findings.models import Ack
 from app.findings.schemas import AckCreate, AckRead, TopFinding
@@ -25,13 +26,18 @@ def list_acks(session: SessionDep, _user: ViewerUser) -> list[Ack]:
     return list(service.list_acks(session=session))
 
 
-@router.post("/acks", response_model=AckRead, status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/acks",
+    response_model=AckRead,
+    status_code=status.HTTP_201_CREATED,
+    responses={404: {"description": "The host does not exist"}},
+)
 def create_ack(body: AckCreate, session: SessionDep, user: OperatorUser) -> Ack:
     """Mute a rule or one finding, on one host or fleet-wide, maybe until a time."""
     return service.create_ack(session=session, body=body, actor=user, now=utcnow())
 
 
 @router.delete("/acks/{ack_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_ack(ack_id: int, session: SessionDep, user: OperatorUser) -> None:
+def delete_ack(ack_id: IdPath, session: SessionDep, user: OperatorUser) -> None:
     """Remove an acknowledgement: its findings count again."""
     service.delete_ack(session=session, ack_id=ack_id, actor=user, now=utcnow())

@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from app.core.types import DbId, Text, Timestamp
+
 SeverityName = Literal["error", "warning", "info"]
 
 
@@ -15,13 +17,13 @@ class AckCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rule: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
-    host_id: int | None = Field(default=None, description="null: every host of the fleet")
-    finding_key: Annotated[str, StringConstraints(min_length=1, max_length=1200)] | None = Field(
+    rule: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    host_id: DbId | None = Field(default=None, description="null: every host of the fleet")
+    finding_key: Annotated[Text, StringConstraints(min_length=1, max_length=1200)] | None = Field(
         default=None, description="null: every finding of the rule in scope"
     )
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
-    expires_at: datetime | None = None
+    reason: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
+    expires_at: Timestamp | None = None
 
 
 class AckRead(BaseModel):

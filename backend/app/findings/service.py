@@ -10,10 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit_service
-from app.configs.models import ConfigFinding
 from app.configs.rescoring import latest_analysis_ids, rescore_latest
 from app.core.errors import InvalidInputError, NotFoundError
-from app.findings.models import Ack
+from app.findings.models import Ack, Finding
 from app.findings.muting import active_acks, matching_ack
 from app.findings.schemas import AckCreate, TopFinding
 from app.hosts.models import Host
@@ -34,7 +33,11 @@ def list_acks(*, session: Session) -> Sequence[Ack]:
 
 def create_ack(*, session: Session, body: AckCreate, actor: User, now: datetime) -> Ack:
     """Mute findings, re-score the hosts concerned; audited; commits."""
-    if body.host_id is not None and session.get(Host, body.host_id) is None:
+    # FOR KEY SHARE: a delete of the host waits until this ack is committed (or refused).
+    host_query = (
+        select(Host.id).where(Host.id == body.host_id).with_for_update(read=True, key_share=True)
+    )
+    if body.host_id is not None and session.scalar(host_query) is None:
         raise NotFoundError(f"host {body.host_id} does not exist")
     if body.finding_key is not None and not body.finding_key.startswith(f"{body.rule}@"):
         raise InvalidInputError(
@@ -76,7 +79,8 @@ def create_ack(*, session: Session, body: AckCreate, actor: User, now: datetime)
 
 def delete_ack(*, session: Session, ack_id: int, actor: User, now: datetime) -> None:
     """Unmute: remove an acknowledgement and re-score the hosts concerned; audited; commits."""
-    ack = session.get(Ack, ack_id)
+    # Locked so that two deletes of one ack queue up and the second finds it gone (404).
+    ack = session.scalar(select(Ack).where(Ack.id == ack_id).with_for_update())
     if ack is None:
         raise NotFoundError(f"acknowledgement {ack_id} does not exist")
     scope = _hosts_in_scope(ack)
@@ -115,16 +119,16 @@ def top_findings(*, session: Session, now: datetime) -> list[TopFinding]:
     latest = latest_analysis_ids().subquery()
     rows = session.execute(
         select(
-            ConfigFinding.host_id,
-            ConfigFinding.rule,
-            ConfigFinding.key,
-            ConfigFinding.severity,
-            ConfigFinding.category,
-            ConfigFinding.message,
-            ConfigFinding.doc_url,
+            Finding.host_id,
+            Finding.rule,
+            Finding.key,
+            Finding.severity,
+            Finding.category,
+            Finding.message,
+            Finding.doc_url,
         )
-        .join(latest, latest.c.analysis_id == ConfigFinding.analysis_id)
-        .order_by(ConfigFinding.id)
+        .join(latest, latest.c.analysis_id == Finding.analysis_id)
+        .order_by(Finding.id)
     ).all()
     acks = active_acks(session=session, now=now)
     hosts: dict[str, set[int]] = defaultdict(set)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, status
 
 from app.api.deps import AdminUser, OperatorUser, SessionDep, ViewerUser
 from app.core.db import utcnow
+from app.core.types import IdPath
 from app.hosts import service
 from app.hosts.schemas import FleetHost, HostDetail, HostLabelsUpdate
 
@@ -35,14 +36,14 @@ def list_labels(session: SessionDep, _user: ViewerUser) -> dict[str, list[str]]:
 
 
 @router.get("/hosts/{host_id}", response_model=HostDetail)
-def get_host(host_id: int, session: SessionDep, _user: ViewerUser) -> HostDetail:
+def get_host(host_id: IdPath, session: SessionDep, _user: ViewerUser) -> HostDetail:
     """One host with its agent and facts."""
     return service.get_host_detail(session=session, host_id=host_id, now=utcnow())
 
 
 @router.patch("/hosts/{host_id}", response_model=HostDetail)
 def update_host(
-    host_id: int, body: HostLabelsUpdate, session: SessionDep, user: OperatorUser
+    host_id: IdPath, body: HostLabelsUpdate, session: SessionDep, user: OperatorUser
 ) -> HostDetail:
     """Replace a host's labels."""
     return service.update_labels(
@@ -51,12 +52,12 @@ def update_host(
 
 
 @router.delete("/hosts/{host_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_host(host_id: int, session: SessionDep, user: AdminUser) -> None:
+def delete_host(host_id: IdPath, session: SessionDep, user: AdminUser) -> None:
     """Remove a host and all its data."""
     service.delete_host(session=session, host_id=host_id, actor=user)
 
 
 @router.post("/hosts/{host_id}/reset-enrolment", response_model=HostDetail)
-def reset_enrolment(host_id: int, session: SessionDep, user: AdminUser) -> HostDetail:
+def reset_enrolment(host_id: IdPath, session: SessionDep, user: AdminUser) -> HostDetail:
     """Revoke the host's token; its agent must enrol again (once) with an enrolment token."""
     return service.reset_enrolment(session=session, host_id=host_id, actor=user, now=utcnow())

@@ -99,9 +99,12 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
     )
 
 
-def _get_host(session: Session, host_id: int) -> Host:
-    """The host or NotFoundError."""
-    host = session.get(Host, host_id)
+def _lock_host(session: Session, host_id: int) -> Host:
+    """The host, row-locked until commit, or NotFoundError.
+
+    The lock orders a label edit and a delete of the same host: whichever comes second waits,
+    then finds the host changed or gone, instead of updating a row that no longer exists."""
+    host = session.scalar(select(Host).where(Host.id == host_id).with_for_update())
     if host is None:
         raise NotFoundError(f"host {host_id} does not exist")
     return host
@@ -111,7 +114,7 @@ def update_labels(
     *, session: Session, host_id: int, labels: dict[str, str], actor: User, now: datetime
 ) -> HostDetail:
     """Replace a host's labels (the UI wins over the agent from now on); audited; commits."""
-    host = _get_host(session, host_id)
+    host = _lock_host(session, host_id)
     before = dict(host.labels or {})
     host.labels = dict(labels)
     audit_service.record(
@@ -128,7 +131,7 @@ def update_labels(
 
 def delete_host(*, session: Session, host_id: int, actor: User) -> None:
     """Remove a host with its token, samples, rollups and configs; audited; commits."""
-    host = _get_host(session, host_id)
+    host = _lock_host(session, host_id)
     audit_service.record(
         session=session,
         actor=actor,
@@ -146,7 +149,7 @@ def reset_enrolment(*, session: Session, host_id: int, actor: User, now: datetim
     """Revoke a host's token and let its agent_id enrol once more with an enrolment token.
 
     For an agent that lost its token (state file gone, machine rebuilt); audited; commits."""
-    host = _get_host(session, host_id)
+    host = _lock_host(session, host_id)
     # A token nobody knows: the current agent is locked out until it enrols again.
     host.token_hash = hash_token(new_token("nfh_"))
     host.enrolment_reset_at = now

@@ -6,12 +6,12 @@ from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import AwareDatetime
 from sqlalchemy import select
 
 from app.api.deps import SessionDep, ViewerUser
 from app.core.db import utcnow
 from app.core.errors import InvalidInputError, NotFoundError
+from app.core.types import IdPath, Timestamp
 from app.hosts.models import Host
 from app.metrics.schemas import SeriesRead
 from app.metrics.series import get_series
@@ -51,12 +51,12 @@ def resolve_range(
 
 @router.get("/hosts/{host_id}/series", response_model=SeriesRead, response_model_by_alias=True)
 def host_series(
-    host_id: int,
+    host_id: IdPath,
     session: SessionDep,
     _user: ViewerUser,
     range_name: Annotated[RangeName | None, Query(alias="range")] = None,
-    start: Annotated[AwareDatetime | None, Query(alias="from")] = None,
-    end: Annotated[AwareDatetime | None, Query(alias="to")] = None,
+    start: Annotated[Timestamp | None, Query(alias="from")] = None,
+    end: Annotated[Timestamp | None, Query(alias="to")] = None,
 ) -> SeriesRead:
     """A host's metrics over a preset range (default 1h) or from/to, in at most ~500 points."""
     if session.scalar(select(Host.id).where(Host.id == host_id)) is None:

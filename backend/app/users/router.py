@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from app.api.deps import AdminUser, SessionDep
+from app.core.types import IdPath
 from app.users import service
 from app.users.schemas import UserCreate, UserRead, UserUpdate
 
@@ -31,7 +32,9 @@ def create_user(body: UserCreate, admin: AdminUser, session: SessionDep) -> User
 
 
 @router.patch("/{user_id}", response_model=UserRead)
-def update_user(user_id: int, body: UserUpdate, admin: AdminUser, session: SessionDep) -> UserRead:
+def update_user(
+    user_id: IdPath, body: UserUpdate, admin: AdminUser, session: SessionDep
+) -> UserRead:
     """Change a user's role, password or disabled flag."""
     user = service.update_user(
         session=session,
@@ -45,7 +48,7 @@ def update_user(user_id: int, body: UserUpdate, admin: AdminUser, session: Sessi
 
 
 @router.delete("/{user_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_user(user_id: int, admin: AdminUser, session: SessionDep) -> Response:
+def delete_user(user_id: IdPath, admin: AdminUser, session: SessionDep) -> Response:
     """Delete a user (not yourself, not the last admin)."""
     service.delete_user(session=session, actor=admin, user_id=user_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

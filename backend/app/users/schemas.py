@@ -8,13 +8,14 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.core.config import MIN_PASSWORD_LENGTH
+from app.core.types import Text
 from app.users.models import Role
 
 Username = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=64, pattern=r"^[\w.@-]+$"),
 ]
-Password = Annotated[str, Field(min_length=MIN_PASSWORD_LENGTH, max_length=1024)]
+Password = Annotated[Text, Field(min_length=MIN_PASSWORD_LENGTH, max_length=1024)]
 
 
 class UserRead(BaseModel):

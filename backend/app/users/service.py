@@ -31,9 +31,10 @@ def list_users(*, session: Session) -> Sequence[User]:
     return session.scalars(select(User).order_by(User.username)).all()
 
 
-def get_user(*, session: Session, user_id: int) -> User:
-    """One user, or NotFoundError."""
-    user = session.get(User, user_id)
+def get_user(*, session: Session, user_id: int, for_update: bool = False) -> User:
+    """One user (row-locked until commit when for_update), or NotFoundError."""
+    query = select(User).where(User.id == user_id)
+    user = session.scalar(query.with_for_update() if for_update else query)
     if user is None:
         raise NotFoundError(f"user {user_id} not found")
     return user
@@ -92,7 +93,8 @@ def update_user(
     disabled: bool | None = None,
 ) -> User:
     """Change role, password or disabled flag; the last active admin cannot lose admin rights."""
-    user = get_user(session=session, user_id=user_id)
+    # Locked so that an edit racing a delete of the same user finds it gone (404), not a 500.
+    user = get_user(session=session, user_id=user_id, for_update=True)
     changes: dict[str, object] = {}
     demoted = role is not None and role != Role.admin and user.role == Role.admin
     if (demoted or disabled) and _would_remove_last_admin(session=session, user=user):
@@ -126,7 +128,7 @@ def update_user(
 
 def delete_user(*, session: Session, actor: User, user_id: int) -> None:
     """Delete a user; not yourself, and never the last admin."""
-    user = get_user(session=session, user_id=user_id)
+    user = get_user(session=session, user_id=user_id, for_update=True)
     if user.id == actor.id:
         raise ConflictError("you cannot delete your own account")
     if _would_remove_last_admin(session=session, user=user):

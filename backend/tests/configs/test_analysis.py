@@ -10,11 +10,11 @@ from app.configs import analyzer, service
 from app.configs.models import (
     AnalysisStatus,
     ConfigAnalysis,
-    ConfigFinding,
     ConfigSnapshot,
     ParseStatus,
 )
 from app.core.db import utcnow
+from app.findings.models import Finding
 from app.hosts.models import Host
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -38,9 +38,9 @@ def run(session: Session, snapshot_id: int) -> analyzer.Outcome:
 def findings_of(session: Session, analysis_id: int | None) -> list[tuple[str, str, int, str]]:
     """(rule, file, line, severity) of an analysis's stored findings."""
     rows = session.execute(
-        select(ConfigFinding.rule, ConfigFinding.file, ConfigFinding.line, ConfigFinding.severity)
-        .where(ConfigFinding.analysis_id == analysis_id)
-        .order_by(ConfigFinding.id)
+        select(Finding.rule, Finding.file, Finding.line, Finding.severity)
+        .where(Finding.analysis_id == analysis_id)
+        .order_by(Finding.id)
     )
     return [tuple(row) for row in rows]  # type: ignore[misc]
 
@@ -134,12 +134,10 @@ def test_rerun_with_the_same_inputs_replaces_the_analysis(db_session: Session) -
     assert second.action == "replaced"
     assert second.analysis_id == first.analysis_id
     assert db_session.scalar(select(func.count()).select_from(ConfigAnalysis)) == 1
-    stored = db_session.scalar(
-        select(func.count()).where(ConfigFinding.analysis_id == first.analysis_id)
-    )
+    stored = db_session.scalar(select(func.count()).where(Finding.analysis_id == first.analysis_id))
     assert stored == len(findings_of(db_session, first.analysis_id))
     assert "W-connections" in rules_of(db_session, first.analysis_id)
-    assert db_session.scalar(select(func.count()).select_from(ConfigFinding)) == stored
+    assert db_session.scalar(select(func.count()).select_from(Finding)) == stored
 
 
 def test_new_inputs_with_new_findings_add_an_analysis(db_session: Session) -> None:

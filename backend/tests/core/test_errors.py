@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from app.core.errors import describe_errors, field_path
+from app.core.errors import add_error_handlers, describe_errors, field_path
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from sqlalchemy.orm.exc import StaleDataError
 
 
 def test_field_path_renders_indexes_and_drops_body() -> None:
@@ -32,3 +35,28 @@ def test_invalid_json_is_explained(client: TestClient) -> None:
     )
     assert reply.status_code == 422
     assert "JSON" in reply.json()["detail"]
+
+
+def _failing_app(error: Exception) -> TestClient:
+    """An app with the project's error handlers and one route that raises error."""
+    app = FastAPI()
+    add_error_handlers(app)
+
+    @app.post("/change")
+    def change() -> None:
+        raise error
+
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def test_a_lost_race_the_service_did_not_lock_against_is_a_409() -> None:
+    failing = _failing_app(StaleDataError("UPDATE expected to update 1 row(s); 0 were matched"))
+    answer = failing.post("/change")
+    assert answer.status_code == 409
+    assert "at the same time" in answer.json()["detail"]
+
+
+def test_a_pool_timeout_is_a_503_with_retry_after() -> None:
+    answer = _failing_app(PoolTimeoutError("QueuePool limit reached")).post("/change")
+    assert answer.status_code == 503
+    assert int(answer.headers["retry-after"]) > 0

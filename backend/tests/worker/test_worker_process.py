@@ -12,7 +12,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from app.configs.models import ConfigAnalysis, ConfigFinding, ConfigSnapshot, ParseStatus
+from app.configs.models import ConfigAnalysis, ConfigSnapshot, ParseStatus
+from app.findings.models import Finding
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -108,9 +109,7 @@ def test_worker_stores_findings_and_reanalyses_on_new_facts(
     assert client.post("/api/v1/agent/push", content=orjson.dumps(body), headers=headers).is_success
     [first] = wait_for_analyses(db_session, host.id, 1, worker, log)
     assert first.score is not None, first.error
-    rules = set(
-        db_session.scalars(select(ConfigFinding.rule).where(ConfigFinding.analysis_id == first.id))
-    )
+    rules = set(db_session.scalars(select(Finding.rule).where(Finding.analysis_id == first.id)))
     assert "G-off" in rules
     # The sample's workers run with 1024 fds, enough for the default 512 connections.
     assert "W-nofile" not in rules
@@ -121,8 +120,6 @@ def test_worker_stores_findings_and_reanalyses_on_new_facts(
     assert client.post("/api/v1/agent/push", content=orjson.dumps(body), headers=headers).is_success
     _first, second = wait_for_analyses(db_session, host.id, 2, worker, log)
     assert second.snapshot_id == first.snapshot_id
-    rules = set(
-        db_session.scalars(select(ConfigFinding.rule).where(ConfigFinding.analysis_id == second.id))
-    )
+    rules = set(db_session.scalars(select(Finding.rule).where(Finding.analysis_id == second.id)))
     assert "W-connections" in rules
     assert second.score is not None and second.score < first.score
