@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.agents.router import router as agents_router
+from app.agents.schemas import PushBody
 from app.api.client_address import trusted_proxies
 from app.api.deps import SessionDep
 from app.api.middleware import CSRFMiddleware, SecurityHeadersMiddleware
@@ -92,7 +93,7 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     add_error_handlers(app)
-    document_errors(app)
+    document_errors(app, body_models=(PushBody,))
     routers = (
         health_router,
         auth_router,

@@ -100,7 +100,13 @@ export default async function globalSetup(): Promise<void> {
     ],
     // detached: the launcher leads a new session, which its children share, so that teardown
     // can stop all of them even if the launcher itself dies first.
-    { cwd: REPO_ROOT, stdio: ["ignore", output, output], detached: true },
+    {
+      cwd: REPO_ROOT,
+      // Live streams re-check their session often, so a journey sees a deleted user go at once.
+      env: { ...process.env, NGINX_FLEET_EVENTS_RECHECK_S: "2" },
+      stdio: ["ignore", output, output],
+      detached: true,
+    },
   );
   demo.unref();
   const pid = demo.pid;

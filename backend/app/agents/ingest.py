@@ -257,7 +257,4 @@ def announce(host_id: int, committed: Committed) -> None:
         except (KombuError, RedisError, OSError):
             log.exception("could not queue the rollup of late samples of host %d", host_id)
     if committed.event is not None:
-        try:
-            pubsub.publish("sample", committed.event)
-        except (RedisError, OSError):
-            log.exception("could not publish the live event of host %d", host_id)
+        pubsub.publish("sample", committed.event)  # best-effort: never raises

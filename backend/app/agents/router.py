@@ -13,7 +13,7 @@ from app.agents.batch_ingest import PushRequest
 from app.agents.batcher import push_batcher
 from app.agents.errors import MISSING_TOKEN, UNKNOWN_TOKEN, HostTokenError
 from app.agents.payload import read_limited, too_large
-from app.agents.schemas import EnrollReply, EnrollRequest, PingReply, PushReply
+from app.agents.schemas import EnrollReply, EnrollRequest, PingReply, PushBody, PushReply
 from app.api.deps import SessionDep
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
@@ -91,12 +91,9 @@ def enroll(body: EnrollRequest, session: SessionDep, credentials: BearerDep) -> 
             "required": True,
             "content": {
                 "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "description": "The push body of docs/agent-protocol.md; may be sent "
-                        "with Content-Encoding: gzip. Read and validated by the route itself, "
-                        "so that the size limit holds while the body streams in.",
-                    }
+                    # Read and validated by the route itself, so that the size limit holds
+                    # while the body streams in (it may be sent with Content-Encoding: gzip).
+                    "schema": {"$ref": f"#/components/schemas/{PushBody.__name__}"}
                 }
             },
         }

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
+    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -18,7 +19,7 @@ from pydantic import (
 from app.agents.labels import Labels
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.types import BoundedJson, Text, Timestamp
+from app.core.types import BoundedJson, Text, to_utc_in_range
 from app.metrics.settings import get_retention
 
 MAX_SAMPLES_PER_PUSH = 500
@@ -87,10 +88,16 @@ def _within_gap_window(value: datetime) -> datetime:
 
 
 SampleTime = Annotated[
-    Timestamp, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_window)
+    AwareDatetime,
+    BeforeValidator(_require_rfc3339_string),
+    AfterValidator(_within_window),
+    AfterValidator(to_utc_in_range),
 ]
 GapTime = Annotated[
-    Timestamp, BeforeValidator(_require_rfc3339_string), AfterValidator(_within_gap_window)
+    AwareDatetime,
+    BeforeValidator(_require_rfc3339_string),
+    AfterValidator(_within_gap_window),
+    AfterValidator(to_utc_in_range),
 ]
 
 
@@ -281,6 +288,17 @@ class PushEnvelope(_AgentModel):
     config_hash: Sha256Hex | None = None
     samples: Annotated[list[Any], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
     gaps: Annotated[list[Any], Field(max_length=MAX_GAPS_PER_PUSH)] = Field(default_factory=list)
+
+
+class PushBody(PushEnvelope):
+    """The push body as the OpenAPI document describes it: every sample and gap checked.
+
+    Documentation only: the route reads PushEnvelope, then each sample and gap on its own."""
+
+    samples: Annotated[list[Sample], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
+    gaps: Annotated[list[PushedGap], Field(max_length=MAX_GAPS_PER_PUSH)] = Field(
+        default_factory=list
+    )
 
 
 class Rejection(BaseModel):

@@ -10,7 +10,7 @@ its parameters and its method; statuses only a service knows are declared on the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from fastapi import FastAPI
@@ -124,20 +124,32 @@ def _error_response(status: int, existing: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _add_components(schema: dict[str, Any]) -> None:
-    """Put the error bodies into components; drop FastAPI's 422 shapes, which never occur."""
+def _add_components(schema: dict[str, Any], body_models: Sequence[type[BaseModel]]) -> None:
+    """Put the error bodies and the extra body models (with what they refer to) into components;
+    drop FastAPI's 422 shapes, which never occur."""
     components = schema.setdefault("components", {}).setdefault("schemas", {})
-    for model in (ErrorBody, ValidationErrorItem, ValidationErrorBody):
+    models: tuple[type[BaseModel], ...] = (
+        ErrorBody,
+        ValidationErrorItem,
+        ValidationErrorBody,
+        *body_models,
+    )
+    for model in models:
         definition = model.model_json_schema(ref_template="#/components/schemas/{model}")
-        definition.pop("$defs", None)
+        for name, referred in definition.pop("$defs", {}).items():
+            # Two different models of one name would make one of them describe the other.
+            if components.setdefault(name, referred) != referred:
+                raise RuntimeError(f"two different schemas are named {name} in the document")
         components[model.__name__] = definition
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
 
 
-def add_error_responses(schema: dict[str, Any], routes: list[Any]) -> dict[str, Any]:
+def add_error_responses(
+    schema: dict[str, Any], routes: list[Any], body_models: Sequence[type[BaseModel]] = ()
+) -> dict[str, Any]:
     """Document on each operation every error status it can answer, with the error bodies."""
-    _add_components(schema)
+    _add_components(schema, body_models)
     # Routers included with a prefix are wrapped; their contexts carry the full path.
     for context in iter_route_contexts(routes):
         route = context.original_route
@@ -156,13 +168,16 @@ def add_error_responses(schema: dict[str, Any], routes: list[Any]) -> dict[str, 
     return schema
 
 
-def document_errors(app: FastAPI) -> None:
-    """Make app.openapi() include the error replies of every operation."""
+def document_errors(app: FastAPI, body_models: Sequence[type[BaseModel]] = ()) -> None:
+    """Make app.openapi() include the error replies of every operation.
+
+    body_models: request bodies that routes read themselves (streamed, size-limited) and
+    refer to by `#/components/schemas/<name>` in their openapi_extra."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = add_error_responses(build(), app.routes)
+            app.openapi_schema = add_error_responses(build(), app.routes, body_models)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -1248,6 +1248,377 @@ export interface components {
              */
             errors?: components["schemas"]["ValidationErrorItem"][];
         };
+        /**
+         * ConfigDump
+         * @description The redacted `nginx -T` output and the SHA-256 the agent computed over it.
+         */
+        ConfigDump: {
+            /** Hash */
+            hash: string;
+            /** Dump */
+            dump: string;
+        };
+        /**
+         * CpuStats
+         * @description CPU use over the last interval.
+         */
+        CpuStats: {
+            /**
+             * Total Pct
+             * @default null
+             */
+            total_pct: number | null;
+            /**
+             * Per Core Pct
+             * @default null
+             */
+            per_core_pct: number[] | null;
+            /**
+             * Iowait Pct
+             * @default null
+             */
+            iowait_pct: number | null;
+        };
+        /**
+         * HostFacts
+         * @description Slow-changing facts about the host and its nginx build; extra keys are kept as sent.
+         */
+        HostFacts: {
+            /**
+             * Nginx Version
+             * @default null
+             */
+            nginx_version: string | null;
+            /**
+             * Nginx Configure Args
+             * @default null
+             */
+            nginx_configure_args: string | null;
+            /**
+             * Nginx Modules
+             * @default null
+             */
+            nginx_modules: string[] | null;
+            /**
+             * Cpu Count
+             * @default null
+             */
+            cpu_count: number | null;
+            /**
+             * Mem Total Bytes
+             * @default null
+             */
+            mem_total_bytes: number | null;
+            /**
+             * Kernel
+             * @default null
+             */
+            kernel: string | null;
+            /**
+             * Somaxconn
+             * @default null
+             */
+            somaxconn: number | null;
+            /**
+             * Os
+             * @default null
+             */
+            os: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * LoadStats
+         * @description Load averages.
+         */
+        LoadStats: {
+            /**
+             * Load1
+             * @default null
+             */
+            load1: number | null;
+            /**
+             * Load5
+             * @default null
+             */
+            load5: number | null;
+            /**
+             * Load15
+             * @default null
+             */
+            load15: number | null;
+        };
+        /**
+         * MemoryStats
+         * @description Memory figures from /proc/meminfo.
+         */
+        MemoryStats: {
+            /**
+             * Total Bytes
+             * @default null
+             */
+            total_bytes: number | null;
+            /**
+             * Available Bytes
+             * @default null
+             */
+            available_bytes: number | null;
+            /**
+             * Used Bytes
+             * @default null
+             */
+            used_bytes: number | null;
+            /**
+             * Swap Used Bytes
+             * @default null
+             */
+            swap_used_bytes: number | null;
+        };
+        /**
+         * NetstatStats
+         * @description Cumulative TcpExt counters of the listen queues.
+         */
+        NetstatStats: {
+            /**
+             * Listen Overflows
+             * @default null
+             */
+            listen_overflows: number | null;
+            /**
+             * Listen Drops
+             * @default null
+             */
+            listen_drops: number | null;
+        };
+        /**
+         * NetworkStats
+         * @description Cumulative interface byte counters.
+         */
+        NetworkStats: {
+            /**
+             * Rx Bytes
+             * @default null
+             */
+            rx_bytes: number | null;
+            /**
+             * Tx Bytes
+             * @default null
+             */
+            tx_bytes: number | null;
+        };
+        /**
+         * NginxProcesses
+         * @description File descriptors, memory and CPU of the nginx master and workers.
+         */
+        NginxProcesses: {
+            /**
+             * Fds Open
+             * @default null
+             */
+            fds_open: number | null;
+            /**
+             * Fds Limit
+             * @default null
+             */
+            fds_limit: number | null;
+            /**
+             * Rss Bytes
+             * @default null
+             */
+            rss_bytes: number | null;
+            /**
+             * Cpu Pct
+             * @default null
+             */
+            cpu_pct: number | null;
+            /**
+             * Worker Fds Max
+             * @default null
+             */
+            worker_fds_max: number | null;
+            /**
+             * Worker Fds Limit
+             * @default null
+             */
+            worker_fds_limit: number | null;
+        };
+        /**
+         * NginxState
+         * @description Whether the nginx master runs, and its process layout.
+         */
+        NginxState: {
+            /** Up */
+            up: boolean;
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
+            /**
+             * Master Pid
+             * @default null
+             */
+            master_pid: number | null;
+            /**
+             * Workers
+             * @default null
+             */
+            workers: number | null;
+        };
+        /**
+         * PushedGap
+         * @description Samples the agent collected but dropped undelivered (e.g. its spool overflowed).
+         */
+        PushedGap: {
+            /** From Seq */
+            from_seq: number;
+            /** To Seq */
+            to_seq: number;
+            /**
+             * From Ts
+             * Format: date-time
+             */
+            from_ts: string;
+            /**
+             * To Ts
+             * Format: date-time
+             */
+            to_ts: string;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * Sample
+         * @description One collection of every metric at one moment.
+         */
+        Sample: {
+            /** Seq */
+            seq: number;
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+            nginx: components["schemas"]["NginxState"];
+            stub_status: components["schemas"]["StubStatus"];
+            /** @default null */
+            system: components["schemas"]["SystemStats"] | null;
+            /** @default null */
+            nginx_processes: components["schemas"]["NginxProcesses"] | null;
+        };
+        /**
+         * StubStatus
+         * @description One reading of the stub_status page; counters are absent when it could not be read.
+         */
+        StubStatus: {
+            /** Available */
+            available: boolean;
+            /**
+             * Url
+             * @default null
+             */
+            url: string | null;
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
+            /**
+             * Active
+             * @default null
+             */
+            active: number | null;
+            /**
+             * Reading
+             * @default null
+             */
+            reading: number | null;
+            /**
+             * Writing
+             * @default null
+             */
+            writing: number | null;
+            /**
+             * Waiting
+             * @default null
+             */
+            waiting: number | null;
+            /**
+             * Accepts
+             * @default null
+             */
+            accepts: number | null;
+            /**
+             * Handled
+             * @default null
+             */
+            handled: number | null;
+            /**
+             * Requests
+             * @default null
+             */
+            requests: number | null;
+        };
+        /**
+         * SystemStats
+         * @description The host's /proc figures.
+         */
+        SystemStats: {
+            /** @default null */
+            cpu: components["schemas"]["CpuStats"] | null;
+            /** @default null */
+            memory: components["schemas"]["MemoryStats"] | null;
+            /** @default null */
+            load: components["schemas"]["LoadStats"] | null;
+            /** @default null */
+            network: components["schemas"]["NetworkStats"] | null;
+            /**
+             * Tcp States
+             * @default null
+             */
+            tcp_states: {
+                [key: string]: number;
+            } | null;
+            /** @default null */
+            netstat: components["schemas"]["NetstatStats"] | null;
+        };
+        /**
+         * PushBody
+         * @description The push body as the OpenAPI document describes it: every sample and gap checked.
+         *
+         *     Documentation only: the route reads PushEnvelope, then each sample and gap on its own.
+         */
+        PushBody: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Agent Version
+             * @default null
+             */
+            agent_version: string | null;
+            /** Hostname */
+            hostname: string;
+            /**
+             * Labels
+             * @default null
+             */
+            labels: {
+                [key: string]: string;
+            } | null;
+            /** @default null */
+            facts: components["schemas"]["HostFacts"] | null;
+            /** @default null */
+            config: components["schemas"]["ConfigDump"] | null;
+            /**
+             * Config Hash
+             * @default null
+             */
+            config_hash: string | null;
+            /** Samples */
+            samples: components["schemas"]["Sample"][];
+            /** Gaps */
+            gaps?: components["schemas"]["PushedGap"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -2966,7 +3337,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": components["schemas"]["PushBody"];
             };
         };
         responses: {

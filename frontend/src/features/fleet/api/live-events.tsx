@@ -79,6 +79,14 @@ export function LiveEventsProvider({ enabled, children }: { enabled: boolean; ch
       };
       source.addEventListener("sample", (e) => onSample(queryClient, (e as MessageEvent<string>).data));
       source.addEventListener("host", (e) => onHostChanged(queryClient, (e as MessageEvent<string>).data));
+      // The server ends the stream when the session ends (logout elsewhere, user disabled or
+      // deleted): stop reconnecting and re-ask who is signed in, which leads to the login page.
+      source.addEventListener("session_ended", () => {
+        stopped = true;
+        source?.close();
+        setStatus("off");
+        void queryClient.invalidateQueries({ queryKey: queryKeys.me() });
+      });
     };
 
     connect();
