@@ -11,14 +11,19 @@ async function csrfHeader(request: APIRequestContext): Promise<Record<string, st
   return { "X-CSRF-Token": cookies.find((cookie) => cookie.name === "nf_csrf")?.value ?? "" };
 }
 
-/** A host of its own, enrolled like an agent would, so the demo's agents keep pushing. */
-async function enrolHost(request: APIRequestContext, agentId: string, hostname: string) {
+/** A new enrolment token, as an admin makes one on the Agents page. */
+async function newEnrolmentToken(request: APIRequestContext): Promise<string> {
   const created = await request.post("/api/v1/enrollment-tokens", {
     data: { max_uses: 2 },
     headers: await csrfHeader(request),
   });
   expect(created.status()).toBe(201);
-  const enrolmentToken = ((await created.json()) as { token: string }).token;
+  return ((await created.json()) as { token: string }).token;
+}
+
+/** A host of its own, enrolled like an agent would, so the demo's agents keep pushing. */
+async function enrolHost(request: APIRequestContext, agentId: string, hostname: string) {
+  const enrolmentToken = await newEnrolmentToken(request);
   const enrolled = await request.post("/api/v1/agent/enroll", {
     data: { enrollment_token: enrolmentToken, agent_id: agentId, hostname },
   });
@@ -53,8 +58,13 @@ test("an admin resets a host's agent enrolment from the host page", async ({ pag
     expect(confirmation).toContain(`Reset the agent enrolment of ${hostname}?`);
 
     expect((await ping()).status()).toBe(401);
-    const again = await page.request.post("/api/v1/agent/enroll", {
+    // A token from before the reset cannot claim the host; one made after it can, once.
+    const stale = await page.request.post("/api/v1/agent/enroll", {
       data: { enrollment_token: enrolmentToken, agent_id: agentId, hostname },
+    });
+    expect(stale.status()).toBe(409);
+    const again = await page.request.post("/api/v1/agent/enroll", {
+      data: { enrollment_token: await newEnrolmentToken(page.request), agent_id: agentId, hostname },
     });
     expect(again.status()).toBe(201);
     expect(((await again.json()) as { host_id: number }).host_id).toBe(hostId);

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, and_, bindparam, select
@@ -15,6 +15,7 @@ from app.audit import service as audit_service
 from app.core import pubsub
 from app.core.errors import ConflictError
 from app.core.security import hash_token, new_token, tokens_equal
+from app.enrollment.models import EnrollmentToken
 from app.enrollment.service import consume_enrollment_token
 from app.hosts.models import Host, HostFacts
 from app.metrics.models import Sample
@@ -22,6 +23,8 @@ from app.metrics.rates import CounterReading
 from app.metrics.sql import table_of
 
 HOST_TOKEN_PREFIX = "nfh_"  # noqa: S105 - a prefix, not a secret
+# How long an admin's "reset agent enrolment" lets the host's agent_id enrol without its token.
+RESET_WINDOW = timedelta(hours=24)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +40,19 @@ class HostAlreadyEnrolledError(ConflictError):
     """The agent_id belongs to an enrolled host and the request did not prove to be that host."""
 
 
-def _may_take_over(host: Host, presented_host_token: str | None) -> str | None:
-    """How a re-enrolment of host proves itself ("host_token", "admin_reset"), or None."""
-    if host.enrolment_reset_at is not None:
+def _may_take_over(
+    host: Host, presented_host_token: str | None, enrollment_token: EnrollmentToken, now: datetime
+) -> str | None:
+    """How a re-enrolment of host proves itself ("host_token", "admin_reset"), or None.
+
+    An admin reset admits only an enrolment token made after it, within RESET_WINDOW: a token
+    handed out earlier (or leaked) cannot claim a host whose agent is waiting to re-enrol."""
+    reset_at = host.enrolment_reset_at
+    if (
+        reset_at is not None
+        and now - reset_at <= RESET_WINDOW
+        and enrollment_token.created_at >= reset_at
+    ):
         return "admin_reset"
     if presented_host_token and tokens_equal(hash_token(presented_host_token), host.token_hash):
         return "host_token"
@@ -73,13 +86,14 @@ def enroll(
         )
         session.add(host)
     else:
-        proof = _may_take_over(host, presented_host_token)
+        proof = _may_take_over(host, presented_host_token, enrollment_token, now)
         if proof is None:
             # Raising rolls back, so the enrolment token's use is not burned.
             raise HostAlreadyEnrolledError(
                 f"agent_id {request.agent_id!r} is already enrolled; re-enrolling needs the "
-                "host's current token (Authorization: Bearer nfh_…) or an admin's "
-                "'reset agent enrolment' on that host"
+                "host's current token (Authorization: Bearer nfh_…), or an admin's "
+                "'reset agent enrolment' on that host and an enrolment token made after it "
+                "(within 24 hours)"
             )
         host.token_hash = hash_token(host_token)
         host.hostname = request.hostname

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from app.audit.models import AuditEntry
+from app.core.db import utcnow
 from app.core.security import hash_token
 from app.enrollment.models import EnrollmentToken
 from app.enrollment.service import issue_token
@@ -171,11 +173,14 @@ def test_admin_reset_lets_the_agent_enrol_once_and_is_audited(
     client: TestClient, admin_client: SignedInClient, db_session: Session
 ) -> None:
     first = enroll(client, enrolment_token(db_session, {}))
+    older_token = enrolment_token(db_session, {})
     reply = admin_client.post(f"/api/v1/hosts/{first['host_id']}/reset-enrolment")
     assert reply.status_code == 200, reply.text
     assert reply.json()["enrolment_reset_at"] is not None
     # The old token is revoked at once.
     assert ping(client, first["host_token"]) == 401
+    # A token made before the reset (handed out earlier, or leaked) cannot claim the host.
+    assert enroll_reply(client, older_token).status_code == 409
     token = enrolment_token(db_session, {}, max_uses=2)
     again = enroll(client, token)
     assert again["host_id"] == first["host_id"]
@@ -188,6 +193,18 @@ def test_admin_reset_lets_the_agent_enrol_once_and_is_audited(
     assert reset.target == f"host:{first['host_id']}"
     rotated = next(entry for entry in entries if entry.action == "host.rotate_token")
     assert rotated.detail["proof"] == "admin_reset"
+
+
+def test_a_reset_expires_after_a_day(
+    client: TestClient, admin_client: SignedInClient, db_session: Session
+) -> None:
+    first = enroll(client, enrolment_token(db_session, {}))
+    assert admin_client.post(f"/api/v1/hosts/{first['host_id']}/reset-enrolment").status_code == 200
+    host = db_session.scalars(select(Host)).one()
+    host.enrolment_reset_at = utcnow() - timedelta(hours=25)
+    db_session.commit()
+    late = enrolment_token(db_session, {})
+    assert enroll_reply(client, late).status_code == 409
 
 
 def test_only_admins_reset_an_enrolment(

@@ -12,12 +12,12 @@ export function ResetEnrolment({ host }: { host: HostDetail }) {
       {host.enrolment_reset_at ? (
         <p role="status">
           Enrolment reset on {formatDateTime(host.enrolment_reset_at)}: the agent's old token no longer works. Run the
-          agent's <code>enroll</code> command on the host with a new enrolment token.
+          agent's <code>enroll</code> command on the host within 24 hours, with an enrolment token made after the reset.
         </p>
       ) : (
         <p>
           For an agent that lost its state file or was reinstalled: revokes the host's token at once and lets its agent
-          enrol once more with an enrolment token.
+          enrol once more, within 24 hours, with an enrolment token made after the reset.
         </p>
       )}
       <button
