@@ -19,7 +19,7 @@ from pydantic import (
 from app.agents.labels import Labels
 from app.core.config import get_settings
 from app.core.db import utcnow
-from app.core.types import BoundedJson, Text, to_utc_in_range
+from app.core.types import INT4_MAX, BoundedJson, Text, to_utc_in_range
 from app.metrics.settings import get_retention
 
 MAX_SAMPLES_PER_PUSH = 500
@@ -28,6 +28,8 @@ MAX_GAPS_PER_PUSH = 100
 BIGINT_MAX = 2**63 - 1
 
 Counter = Annotated[int, Field(strict=True, ge=0, le=BIGINT_MAX)]
+# Connection counts of one moment (stub_status Active/Reading/Writing/Waiting): 32-bit columns.
+Gauge = Annotated[int, Field(strict=True, ge=0, le=INT4_MAX)]
 Percent = Annotated[float, Field(strict=True, ge=0, le=100, allow_inf_nan=False)]
 NonNegativeFloat = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]
 ShortText = Annotated[str, Field(strict=True, max_length=1024)]
@@ -125,10 +127,10 @@ class StubStatus(_AgentModel):
     available: bool = Field(strict=True)
     url: Annotated[str, Field(strict=True, max_length=2048)] | None = None
     error: ShortText | None = None
-    active: Counter | None = None
-    reading: Counter | None = None
-    writing: Counter | None = None
-    waiting: Counter | None = None
+    active: Gauge | None = None
+    reading: Gauge | None = None
+    writing: Gauge | None = None
+    waiting: Gauge | None = None
     accepts: Counter | None = None
     handled: Counter | None = None
     requests: Counter | None = None

@@ -58,6 +58,21 @@ BAD_TIMESTAMPS = {
 }
 
 
+def test_a_connection_count_beyond_32_bits_is_refused_alone(
+    client: TestClient, db_session: Session
+) -> None:
+    # Found by the API fuzzer: the column is 32-bit, so the database refused the whole insert.
+    host = make_host()
+    samples = spool_batch(3)
+    samples[1]["stub_status"]["waiting"] = 2**63 - 2
+    reply = push(client, host, push_body(samples, agent_id=host.agent_id))
+    assert reply.status_code == 200, reply.text
+    assert [(r["seq"], r["field"]) for r in reply.json()["rejected"]] == [
+        (2, "samples[1].stub_status.waiting")
+    ]
+    assert stored_seqs(db_session, host.id) == [1, 3]
+
+
 @pytest.mark.parametrize("bad_ts", BAD_TIMESTAMPS.values(), ids=BAD_TIMESTAMPS.keys())
 def test_one_bad_timestamp_in_a_batch_of_500_refuses_only_that_sample(
     client: TestClient, db_session: Session, bad_ts: str
