@@ -18,7 +18,7 @@ from app.agents.router import router as agents_router
 from app.agents.schemas import PushBody
 from app.api.client_address import trusted_proxies
 from app.api.deps import SessionDep
-from app.api.middleware import CSRFMiddleware, SecurityHeadersMiddleware
+from app.api.middleware import CSRFMiddleware, RequestBodyMiddleware, SecurityHeadersMiddleware
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
 from app.configs.router import router as configs_router
@@ -111,6 +111,7 @@ def create_app() -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     app.include_router(downloads_router)
     # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
+    app.add_middleware(RequestBodyMiddleware)
     app.add_middleware(CSRFMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     # Outermost: every layer sees the client's address, taken from X-Forwarded-For only when

@@ -1,19 +1,23 @@
-"""ASGI middleware: CSRF double-submit check and security headers (streaming-safe)."""
+"""ASGI middleware: request body bounds, CSRF double-submit check and security headers."""
 
 from __future__ import annotations
 
 from http.cookies import CookieError, SimpleCookie
 
+import orjson
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.auth.cookies import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
+from app.core.config import get_settings
 from app.core.security import tokens_equal
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSRF_EXEMPT_PATHS = frozenset({"/api/v1/auth/login"})
 CSRF_EXEMPT_PREFIXES = ("/api/v1/agent/",)
+# Routes that read, bound and decode their own body while it streams in (gzip, larger limit).
+SELF_READ_PATHS = frozenset({"/api/v1/agent/push"})
 
 
 def _cookies(headers: Headers) -> dict[str, str]:
@@ -91,3 +95,90 @@ class SecurityHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _is_json(content_type: str | None) -> bool:
+    """Whether a route would parse this body as JSON (FastAPI does when no type is given)."""
+    if not content_type:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+class RequestBodyMiddleware:
+    """Bound every API request body and refuse bodies that are not strict JSON.
+
+    Python's json module, which the routes use, accepts NaN, Infinity and lone UTF-16
+    surrogates; none of them is JSON a client means to send, and each one fails later where
+    it is stored or echoed (a 500). orjson refuses them, here, once, before any route runs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the whole (small) body, check it, then hand it on unchanged."""
+        path = scope.get("path", "")
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in UNSAFE_METHODS
+            or not path.startswith("/api/")
+            or path in SELF_READ_PATHS
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        limit = get_settings().api_body_max_bytes
+        body = await _read_bounded(receive, headers, limit)
+        refusal = _refusal(body, limit, headers.get("content-type"))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()  # after the body: wait for the disconnect
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def _read_bounded(receive: Receive, headers: Headers, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it is known to exceed limit."""
+    try:
+        if int(headers.get("content-length", "0")) > limit:
+            return None
+    except ValueError:
+        pass
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _refusal(body: bytes | None, limit: int, content_type: str | None) -> JSONResponse | None:
+    """The error reply for a body too large or not strict JSON, else None."""
+    if body is None:
+        return JSONResponse(
+            {"detail": f"request body is larger than the limit of {limit} bytes"}, status_code=413
+        )
+    if body and _is_json(content_type):
+        try:
+            orjson.loads(body)
+        except orjson.JSONDecodeError as error:
+            return JSONResponse(
+                {"detail": f"request body is not valid JSON: {error}"}, status_code=422
+            )
+    return None

@@ -47,9 +47,10 @@ class AttemptKeys:
     address: AttemptKey
     overall: AttemptKey
 
-    def in_lock_order(self) -> list[AttemptKey]:
-        """Every key in one order for every request, so parallel upserts never deadlock."""
-        return sorted((self.user_address, self.address, self.overall), key=lambda k: k.key_hash)
+    def own(self) -> list[AttemptKey]:
+        """The counters of this username and address, in one order for every request, so that
+        parallel upserts never deadlock (the overall counter is always locked after them)."""
+        return sorted((self.user_address, self.address), key=lambda k: k.key_hash)
 
 
 def keys_of(*, username: str, address: str) -> AttemptKeys:
@@ -72,17 +73,26 @@ def window() -> timedelta:
 
 
 def count_attempt(*, session: Session, keys: AttemptKeys, now: datetime) -> Verdict:
-    """Count one attempt in every counter and say whether all stay within their limit; commits.
+    """Count one attempt and say whether every counter stays within its limit; commits.
+
+    The overall counter counts only attempts that this username and address may still make:
+    an address already refused cannot, by retrying, lock everyone else out."""
+    retry_after_s = _count(session, keys.own(), now)
+    if retry_after_s == 0:
+        retry_after_s = _count(session, [keys.overall], now)
+    session.commit()
+    return Verdict(allowed=retry_after_s == 0, retry_after_s=retry_after_s)
+
+
+def _count(session: Session, counted_keys: list[AttemptKey], now: datetime) -> int:
+    """Add one to each counter; the seconds until the latest window over its limit ends, or 0.
 
     One INSERT … ON CONFLICT DO UPDATE … RETURNING: the database row lock orders parallel
     attempts, so N parallel attempts see the counts 1..N and exactly `limit` of them pass."""
     dialect = session.get_bind().dialect.name
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     expired = _table.c.window_start <= now - window()
-    rows = [
-        {"key_hash": key.key_hash, "window_start": now, "attempts": 1}
-        for key in keys.in_lock_order()
-    ]
+    rows = [{"key_hash": key.key_hash, "window_start": now, "attempts": 1} for key in counted_keys]
     statement = (
         insert(_table)
         .values(rows)
@@ -96,14 +106,13 @@ def count_attempt(*, session: Session, keys: AttemptKeys, now: datetime) -> Verd
         .returning(_table.c.key_hash, _table.c.attempts, _table.c.window_start)
     )
     counted = {row.key_hash: row for row in session.execute(statement)}
-    session.commit()
     retry_after_s = 0
-    for key in keys.in_lock_order():
+    for key in counted_keys:
         row = counted[key.key_hash]
         if row.attempts > key.limit:
             remaining = (row.window_start + window() - now).total_seconds()
             retry_after_s = max(retry_after_s, 1, ceil(remaining))
-    return Verdict(allowed=retry_after_s == 0, retry_after_s=retry_after_s)
+    return retry_after_s
 
 
 def forgive(*, session: Session, keys: AttemptKeys) -> None:

@@ -44,6 +44,10 @@ class Settings(BaseSettings):
     ingest_max_bytes: int = Field(
         default=2 * 1024 * 1024, gt=0, validation_alias="INGEST_MAX_BYTES"
     )
+    # Every other API request body (users, labels, acks, tokens: a few hundred bytes).
+    api_body_max_bytes: int = Field(
+        default=256 * 1024, gt=0, validation_alias="NGINX_FLEET_API_BODY_MAX_BYTES"
+    )
     push_interval_s: int = Field(default=10, gt=0, validation_alias="NGINX_FLEET_PUSH_INTERVAL_S")
     # How far ahead of the server's clock a sample's ts may be (older than the raw retention is
     # refused too): a sample outside that window is refused alone.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -53,12 +54,30 @@ def describe_errors(errors: Sequence[Any]) -> list[str]:
     return messages
 
 
+def _without_input(error: Any) -> Any:
+    """A validation error without the value that was refused.
+
+    The value may be a password, and it may be what cannot be written back (a lone surrogate,
+    NaN): the field's name and the reason are what the client needs."""
+    return {key: value for key, value in dict(error).items() if key not in {"input", "url"}}
+
+
 async def validation_error_handler(_request: Request, exc: Exception) -> JSONResponse:
     """422 with a human-readable detail string and the structured errors kept under "errors"."""
     assert isinstance(exc, RequestValidationError)
-    errors = exc.errors()
+    errors = [_without_input(error) for error in exc.errors()]
     body = {"detail": "; ".join(describe_errors(errors)), "errors": jsonable_encoder(errors)}
-    return JSONResponse(body, status_code=422)
+    return AsciiJSONResponse(body, status_code=422)
+
+
+class AsciiJSONResponse(JSONResponse):
+    """JSON with non-ASCII escaped: a field name that is a lone surrogate still renders."""
+
+    def render(self, content: Any) -> bytes:
+        """Serialise like JSONResponse, but ASCII only (\\u escapes), refusing NaN."""
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
 
 
 class ServiceError(Exception):

@@ -99,6 +99,7 @@ def error_statuses(route: APIRoute) -> set[int]:
         statuses.add(422)
     if any(d.body_params for d in dependants):
         statuses.add(400)  # FastAPI's answer to a body it cannot decode
+        statuses.add(413)  # app.api.middleware.RequestBodyMiddleware bounds every body
     # A write can lose a race with another one (answered 409, see app.core.errors).
     if get_session in calls and set(route.methods or ()) & UNSAFE_METHODS:
         statuses.add(409)

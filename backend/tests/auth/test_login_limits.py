@@ -101,6 +101,21 @@ def test_wrong_logins_from_many_addresses_are_limited_overall(
     assert statuses == [401] * 4 + [429] * 2
 
 
+def test_an_address_that_keeps_retrying_after_its_limit_locks_nobody_else_out(
+    app: FastAPI, make_user: MakeUser, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a hostile probe: refused attempts still counted overall, so one address sending
+    # cheap 429s could push the overall counter past its limit and block every sign-in.
+    monkeypatch.setattr(settings, "login_max_failures_per_address", 3)
+    monkeypatch.setattr(settings, "login_max_failures_overall", 10)
+    user = make_user()
+    wrong = [{"username": f"nobody-{n}", "password": "x"} for n in range(40)]
+    statuses = [asyncio.run(_logins(app, [body], "203.0.113.66"))[0] for body in wrong]
+    assert statuses == [401] * 3 + [429] * 37
+    right = {"username": user.username, "password": TEST_PASSWORD}
+    assert asyncio.run(_logins(app, [right], "203.0.113.7")) == [200]
+
+
 def test_a_successful_login_forgives_the_failures_of_its_username(
     app: FastAPI, make_user: MakeUser, settings: Settings
 ) -> None:

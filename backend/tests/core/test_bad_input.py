@@ -189,3 +189,61 @@ def test_nul_in_fact_keys_and_values_is_stored_replaced_like_the_rest_of_a_push(
     facts = db_session.scalars(select(HostFacts)).one()
     assert facts.facts["os"] == "Debian\ufffd"
     assert facts.facts["ke\ufffdy"] == {"in\ufffdner": ["v\ufffd"]}
+
+
+# JSON that Python's json module reads but is not what any client means (found by a hostile
+# probe: each was a 500 where the reply tried to echo it back, or where it was stored).
+NOT_STRICT_JSON = {
+    "lone surrogate": b'{"username": "\\ud800", "password": "long enough password", "role": "viewer"}',
+    "NaN": b'{"username": NaN, "password": "long enough password", "role": "viewer"}',
+    "Infinity": b'{"username": "x", "password": Infinity, "role": "viewer"}',
+    "overflowing number": b"1e999999",
+}
+
+
+@pytest.mark.parametrize("body", NOT_STRICT_JSON.values(), ids=NOT_STRICT_JSON.keys())
+def test_json_that_is_not_strict_is_a_422_and_creates_nothing(
+    admin: TestClient, db_session: Session, body: bytes
+) -> None:
+    users_before = len(admin.get("/api/v1/users").json())
+    reply = admin.post("/api/v1/users", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["detail"].startswith("request body is not valid JSON")
+    assert len(admin.get("/api/v1/users").json()) == users_before
+
+
+@pytest.mark.parametrize(
+    ("path", "method"), [("/api/v1/hosts/{id}", "PATCH"), ("/api/v1/acks", "POST")]
+)
+def test_a_lone_surrogate_anywhere_in_a_body_is_a_422(
+    admin: TestClient, host: HostWithToken, path: str, method: str
+) -> None:
+    body = b'{"labels": {"\\udc00": "x"}, "rule": "gzip", "reason": "\\ud83d"}'
+    reply = admin.request(
+        method,
+        path.format(id=host.id),
+        content=body,
+        headers={"Content-Type": "application/json"},
+    )
+    assert reply.status_code == 422, reply.text
+
+
+def test_an_oversized_body_is_a_413_and_creates_nothing(
+    admin: TestClient, db_session: Session
+) -> None:
+    padding = "x" * (512 * 1024)
+    reply = admin.post("/api/v1/enrollment-tokens", json={"max_uses": 1, "padding": padding})
+    assert reply.status_code == 413, reply.text
+    assert "larger than the limit" in reply.json()["detail"]
+    assert admin.get("/api/v1/enrollment-tokens").json() == []
+
+
+def test_a_refused_value_is_never_echoed_back(admin: TestClient) -> None:
+    # A 422 names the field and the reason; the value itself may be a password.
+    secret = "tooShort9"
+    reply = admin.post(
+        "/api/v1/users", json={"username": "newcomer", "password": secret, "role": "viewer"}
+    )
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["detail"].startswith("password:")
+    assert secret not in reply.text
