@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,7 +25,11 @@ from app.auth.router import router as auth_router
 from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
-from app.core.errors import add_error_handlers
+from app.core.errors import (
+    DATABASE_RETRY_AFTER_S,
+    DATABASE_UNAVAILABLE_ERRORS,
+    add_error_handlers,
+)
 from app.core.openapi import document_errors
 from app.core.ui import mount_ui
 from app.downloads.router import router as downloads_router
@@ -70,15 +75,45 @@ def health(session: SessionDep) -> JSONResponse:
         database=database,
         mode=get_settings().mode,
     )
-    return JSONResponse(body.model_dump(), status_code=200 if database == "ok" else 503)
+    if database == "ok":
+        return JSONResponse(body.model_dump())
+    return JSONResponse(
+        body.model_dump(),
+        status_code=503,
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+    )
+
+
+def _bootstrap_admin() -> None:
+    """Create the bootstrap admin from the environment when no user exists yet."""
+    with SessionLocal() as session:
+        users_service.bootstrap_admin(session=session, settings=get_settings())
+
+
+async def _bootstrap_when_database_is_back() -> None:
+    """Retry the bootstrap until the database answers (the API serves 503s meanwhile)."""
+    while True:
+        await asyncio.sleep(DATABASE_RETRY_AFTER_S)
+        try:
+            await asyncio.to_thread(_bootstrap_admin)
+        except DATABASE_UNAVAILABLE_ERRORS:
+            continue
+        log.info("database reachable again: bootstrap done")
+        return
 
 
 @asynccontextmanager
 async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-    """Create the bootstrap admin from the environment when no user exists yet."""
-    with SessionLocal() as session:
-        users_service.bootstrap_admin(session=session, settings=get_settings())
+    """Bootstrap the admin; an API started during a database outage still starts."""
+    retry: asyncio.Task[None] | None = None
+    try:
+        await asyncio.to_thread(_bootstrap_admin)
+    except DATABASE_UNAVAILABLE_ERRORS:
+        log.warning("database unreachable at start: answering 503 until it is back")
+        retry = asyncio.create_task(_bootstrap_when_database_is_back())
     yield
+    if retry is not None:
+        retry.cancel()
 
 
 def create_app() -> FastAPI:

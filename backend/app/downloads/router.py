@@ -12,7 +12,9 @@ router = APIRouter(prefix=service.DOWNLOADS_PATH, tags=["downloads"])
 
 
 # Outside the API document like the UI's files: fetched by pip and curl, not by the UI client.
-@router.get("/{filename}", response_class=FileResponse, include_in_schema=False)
+@router.api_route(
+    "/{filename}", methods=["GET", "HEAD"], response_class=FileResponse, include_in_schema=False
+)
 def download(filename: str) -> FileResponse:
     """The agent's wheel; 404 for any other name."""
     wheel = service.agent_wheel_for_download(

@@ -18,6 +18,7 @@ from app.core.db import reset_db_caches
 from app.enrollment.models import EnrollmentToken
 from app.enrollment.service import issue_token
 from app.hosts.models import Host
+from app.main import create_app
 from app.users.models import Role
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -194,6 +195,7 @@ def test_every_kind_of_endpoint_answers_503_while_the_database_is_down(
             assert_unavailable(admin.post("/api/v1/auth/logout"))
             health = anonymous.get("/api/v1/health")
             assert health.status_code == 503
+            assert int(health.headers["retry-after"]) > 0
         finally:
             get_settings.cache_clear()
             reset_db_caches()
@@ -201,3 +203,25 @@ def test_every_kind_of_endpoint_answers_503_while_the_database_is_down(
     reset_db_caches()
     # Back up: the same session works again.
     assert admin.get("/api/v1/auth/me").status_code == 200
+
+
+def test_an_api_started_during_a_database_outage_starts_and_answers_503(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a hostile probe: the start-up bootstrap needed the database, so the process
+    # exited instead of serving 503s until the database came back.
+    closed = make_url(database_url).set(port=free_port())
+    point_at(monkeypatch, "DATABASE_URL", closed.render_as_string(hide_password=False))
+    reset_db_caches()
+    try:
+        with TestClient(create_app(), raise_server_exceptions=False) as started:
+            health = started.get("/api/v1/health")
+            assert health.status_code == 503
+            assert int(health.headers["retry-after"]) > 0
+            assert_unavailable(
+                started.post("/api/v1/auth/login", json={"username": "a", "password": "b"})
+            )
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        reset_db_caches()

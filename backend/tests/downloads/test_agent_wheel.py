@@ -66,6 +66,10 @@ def test_the_served_wheel_is_the_one_whose_sha256_the_api_reports(
     assert reply.content == serving.read_bytes()
     assert hashlib.sha256(reply.content).hexdigest() == wheel["sha256"]
     assert wheel["size_bytes"] == len(reply.content)
+    # curl -I and mirrors ask first.
+    head = client.head(f"/downloads/{serving.name}")
+    assert head.status_code == 200
+    assert int(head.headers["content-length"]) == len(reply.content)
     assert f"{wheel['url']}#sha256={wheel['sha256']}" in created["install_command"]
     assert "pip install nginx-fleet-agent" not in created["install_command"]
 

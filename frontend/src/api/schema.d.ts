@@ -1697,6 +1697,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -1932,6 +1941,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -2090,6 +2108,15 @@ export interface operations {
             };
             /** @description The change conflicts with the current state or with a concurrent change */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2273,6 +2300,15 @@ export interface operations {
             };
             /** @description The change conflicts with the current state or with a concurrent change */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2689,6 +2725,15 @@ export interface operations {
             };
             /** @description The change conflicts with the current state or with a concurrent change */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3164,6 +3209,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Validation Error */
             422: {
                 headers: {
@@ -3301,6 +3355,15 @@ export interface operations {
             };
             /** @description The agent_id is enrolled and the host's current token is missing */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
