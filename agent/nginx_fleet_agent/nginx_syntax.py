@@ -1,7 +1,8 @@
 """A tolerant reader of nginx configuration text and of `nginx -T` dumps.
 
 It keeps the offsets of every token so that callers can rewrite values in place. It never
-raises on odd input (lua blocks, unbalanced braces): the result is then merely less complete.
+raises on odd input (unbalanced braces): the result is then merely less complete. The body of
+a `*_by_lua_block` is Lua, skipped as one opaque block.
 """
 
 from __future__ import annotations
@@ -117,6 +118,13 @@ def _lex(text: str, *, keep_comments: bool = False) -> list[tuple[str, Token]]:
             if keep_comments:
                 out.append(("#", Token(text[i + 1 : end], i, end)))
             i = end + 1
+        elif char == "{" and out and out[-1][1].text.endswith("_by_lua_block"):
+            # Lua, not nginx syntax: its `#` is an operator and its braces are tables. The
+            # block is kept as one empty block; its text is left to the shape-based rules.
+            close = _lua_block_end(text, i + 1)
+            out.append(("{", Token("{", i, i + 1)))
+            out.append(("}", Token("}", close, min(close + 1, n))))
+            i = close + 1
         elif char in ";{}":
             out.append((char, Token(char, i, i + 1)))
             i += 1
@@ -127,6 +135,44 @@ def _lex(text: str, *, keep_comments: bool = False) -> list[tuple[str, Token]]:
             token, i = _bare_word(text, i)
             out.append(("word", token))
     return out
+
+
+_LUA_LONG_BRACKET = re.compile(r"\[(=*)\[")
+
+
+def _lua_block_end(text: str, start: int) -> int:
+    """The offset of the `}` closing a Lua block whose body starts at start (or the end of
+    the text): braces counted outside Lua strings and comments."""
+    depth, i, n = 1, start, len(text)
+    while i < n:
+        char = text[i]
+        long_bracket = _LUA_LONG_BRACKET.match(text, i)
+        if long_bracket:  # [[ … ]] or [==[ … ]==]: a long string
+            closing = "]" + long_bracket.group(1) + "]"
+            end = text.find(closing, long_bracket.end())
+            i = n if end < 0 else end + len(closing)
+        elif text.startswith("--", i):  # a comment, short or long
+            long_comment = _LUA_LONG_BRACKET.match(text, i + 2)
+            if long_comment:
+                closing = "]" + long_comment.group(1) + "]"
+                end = text.find(closing, long_comment.end())
+                i = n if end < 0 else end + len(closing)
+            else:
+                newline = text.find("\n", i)
+                i = n if newline < 0 else newline + 1
+        elif char in "\"'":
+            i = _quoted(text, i)[1]
+        elif char == "{":
+            depth += 1
+            i += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+            i += 1
+        else:
+            i += 1
+    return n
 
 
 def _quoted(text: str, start: int) -> tuple[Token, int]:

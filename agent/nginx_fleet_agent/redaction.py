@@ -37,6 +37,9 @@ _SECRET_NAME = re.compile(
     r"session|signature|credential|jwt|hmac|bearer|private",
     re.I,
 )
+# Header, parameter and variable names: also a trailing "pass" (X-Smtp-Pass, $db_pass), which
+# in a directive name means something else (proxy_pass).
+_SECRET_FIELD_NAME = re.compile(rf"{_SECRET_NAME.pattern}|(?:^|[-_$])pass(?:$|[-_])", re.I)
 # Directives named like secrets whose value is a path, a cache key or otherwise not secret.
 _NOT_SECRET_DIRECTIVES = frozenset(
     {
@@ -81,6 +84,10 @@ _DIRECTIVE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _VARIABLE = re.compile(r"\$(\w+|\{\w+\})")
 # Values too plain to be a secret (switches, small numbers): kept so `if` logic stays readable.
 _TRIVIAL = re.compile(r"(?i)|[0-9]{1,3}|on|off|true|false|yes|no|none|null|-")
+# Paths, DNS names (a dot and lowercase labels) and numbers with an optional unit.
+_PLAIN_VALUE = re.compile(
+    r"/[\w./-]*|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d{1,5})?|\d{1,6}[kmgshdwyKMG]?"
+)
 # `map` entries that are not a source value: keep them as they are.
 _MAP_KEYWORDS = frozenset({"default", "hostnames", "volatile", "include"})
 
@@ -105,6 +112,18 @@ _SECRET_PAIR = re.compile(
     r"(?P<value>[^\s\"'&;,}{)\\]+)",
     re.I,
 )
+# `set_header("X-Internal-Auth", "value")`: a string after a string that names a secret.
+_CODE_NAMED_STRING = re.compile(
+    r"(?P<lead>(?P<q1>[\"'])(?P<name>[\w-]*(?:auth|token|secret|passw|api[-_]?key|"
+    r"credential|session|cookie)[\w-]*)(?P=q1)\s*,\s*(?P<q2>[\"']))(?P<value>[^\"'\n]+)(?P=q2)"
+    r"(?!\s*:)",  # not the next key of a JSON object
+    re.I,
+)
+# `red:auth("value")`, `set_password('value')`: a string passed to a call named after a secret.
+_CODE_SECRET_CALL = re.compile(
+    r"(?P<lead>[.:]\w*(?:auth|passw\w*|secret|token)\s*\(\s*(?P<q>[\"']))(?P<value>[^\"'\n]+)(?P=q)",
+    re.I,
+)
 _KNOWN_KEY_FORMATS = re.compile(
     r"\b(?:"
     r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{8,}"
@@ -119,7 +138,8 @@ _KNOWN_KEY_FORMATS = re.compile(
     r")"
 )
 # Long runs of base64/hex-like characters; judged by _looks_random before being redacted.
-_RANDOM_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,}(?![A-Za-z0-9_+/=-])")
+# A label of a dotted name (host.example.com) is not a candidate: keys have no dots.
+_RANDOM_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9_+/=-]{24,}(?![A-Za-z0-9_+/=.-])")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
@@ -212,6 +232,8 @@ def _redact_by_shape(text: str) -> str:
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
     text = _AUTH_SCHEME.sub(_redact_credential, text)
     text = _SECRET_PAIR.sub(_redact_pair, text)
+    for code in (_CODE_NAMED_STRING, _CODE_SECRET_CALL):
+        text = code.sub(_redact_code_string, text)
     text = _KNOWN_KEY_FORMATS.sub(REDACTED, text)
     return _RANDOM_CANDIDATE.sub(
         lambda m: REDACTED if _looks_random(m.group(0)) else m.group(0), text
@@ -225,6 +247,14 @@ def _redact_credential(match: re.Match[str]) -> str:
     if len(value) < 20 and not re.search(r"[0-9+/=._~-]", value):
         return match.group(0)
     return match.group("scheme") + REDACTED
+
+
+def _redact_code_string(match: re.Match[str]) -> str:
+    """A string literal of code with its content redacted, quotes kept."""
+    if match.group("value").startswith(("$", REDACTED)):
+        return match.group(0)
+    quote = match.group(0)[-1]
+    return match.group("lead") + REDACTED + quote
 
 
 def _redact_pair(match: re.Match[str]) -> str:
@@ -245,6 +275,8 @@ def _looks_random(word: str) -> bool:
     """True for keys and tokens: long, mixed character classes, high entropy; not a path."""
     if word.startswith("/") or "//" in word or word.startswith("["):
         return False
+    if word.startswith(("sha256-", "sha384-", "sha512-")):
+        return False  # a Content-Security-Policy hash of a public script
     if _HEX.fullmatch(word):
         return len(word) >= 32 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
     if not (
@@ -264,8 +296,14 @@ def _entropy(word: str) -> float:
 
 
 def _passes_along_only(value: str) -> bool:
-    """A value made only of variables, or too plain to be a secret."""
-    return bool(_VARIABLE.fullmatch(value) or _TRIVIAL.fullmatch(value))
+    """A value that holds no secret: only variables (and URL punctuation between them), an
+    absolute path, a DNS name, a number or a switch."""
+    literal = _VARIABLE.sub("", value)
+    return bool(
+        _TRIVIAL.fullmatch(value)
+        or (literal != value and re.fullmatch(r"[:/?&=#.,@\s-]*", literal))
+        or _PLAIN_VALUE.fullmatch(value)
+    )
 
 
 def _secret_arguments(directive: Directive) -> list[Token]:
@@ -274,9 +312,13 @@ def _secret_arguments(directive: Directive) -> list[Token]:
     if name == "map" and directive.block is not None and len(args) >= 2:
         return _secret_map_entries(directive)
     if name.endswith("certificate_key"):
-        return [token for token in args if token.text.startswith("data:")]
+        # `data:` and everything after it is the key, however many words it was split into.
+        first = next((i for i, token in enumerate(args) if token.text.startswith("data:")), None)
+        if first is None:
+            return []
+        return [Token(" ".join(t.text for t in args[first:]), args[first].start, args[-1].end)]
     if _is_header_or_param(name):
-        if len(args) >= 2 and _SECRET_NAME.search(args[0].text):
+        if len(args) >= 2 and _SECRET_FIELD_NAME.search(args[0].text):
             return [args[1]]
         return []
     if name in _SECRET_DIRECTIVES:
@@ -291,8 +333,8 @@ def _secret_arguments(directive: Directive) -> list[Token]:
 def _secret_map_entries(directive: Directive) -> list[Token]:
     """Keys of a map reading a secret (`$http_x_api_key`), values of a map making one."""
     source, target = directive.args[0].text, directive.args[1].text
-    secret_keys = bool(_SECRET_NAME.search(source))
-    secret_values = bool(_SECRET_NAME.search(target))
+    secret_keys = bool(_SECRET_FIELD_NAME.search(source))
+    secret_values = bool(_SECRET_FIELD_NAME.search(target))
     found: list[Token] = []
     for entry in directive.block or []:
         if entry.name in _MAP_KEYWORDS:
