@@ -98,6 +98,10 @@ async def _bootstrap_when_database_is_back() -> None:
             await asyncio.to_thread(_bootstrap_admin)
         except DATABASE_UNAVAILABLE_ERRORS:
             continue
+        except Exception:
+            # What would have stopped the start (a weak bootstrap password, ...): say so.
+            log.exception("bootstrap of the admin failed once the database was back")
+            return
         log.info("database reachable again: bootstrap done")
         return
 

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from kombu.exceptions import KombuError
-from redis.exceptions import RedisError
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
@@ -34,7 +32,7 @@ from app.metrics.rollups import MINUTE_LOOKBACK
 from app.metrics.samples import store_samples
 from app.metrics.schemas import SeriesPoint
 from app.metrics.sql import insert_for, table_of
-from app.metrics.tasks import rollup_range
+from app.metrics.tasks import enqueue_rollup
 
 log = logging.getLogger(__name__)
 
@@ -251,10 +249,6 @@ def announce(host_id: int, committed: Committed) -> None:
     if committed.reanalyze_snapshot_id is not None:
         enqueue_analysis(committed.reanalyze_snapshot_id)
     if committed.late_range is not None:
-        start, end = committed.late_range
-        try:
-            rollup_range.delay(host_id, start.isoformat(), end.isoformat())
-        except (KombuError, RedisError, OSError):
-            log.exception("could not queue the rollup of late samples of host %d", host_id)
+        enqueue_rollup(host_id, *committed.late_range)
     if committed.event is not None:
         pubsub.publish("sample", committed.event)  # best-effort: never raises

@@ -71,7 +71,7 @@ def _check_window(value: datetime, oldest: datetime, newest: datetime, kept: str
     if too_old:
         raise ValueError(f"is older than {kept} ({oldest.isoformat()}); check the host's clock")
     if too_new:
-        ahead = int((newest - utcnow()).total_seconds())
+        ahead = get_settings().sample_max_future_s
         raise ValueError(f"is more than {ahead} s in the future; check the host's clock")
     return value
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, bindparam, select
@@ -14,17 +14,14 @@ from app.agents.schemas import EnrollRequest
 from app.audit import service as audit_service
 from app.core import pubsub
 from app.core.errors import ConflictError
-from app.core.security import hash_token, new_token, tokens_equal
+from app.core.security import HOST_TOKEN_PREFIX, hash_token, new_token, tokens_equal
 from app.enrollment.models import EnrollmentToken
 from app.enrollment.service import consume_enrollment_token
 from app.hosts.models import Host, HostFacts
+from app.hosts.service import ENROLMENT_RESET_WINDOW
 from app.metrics.models import Sample
 from app.metrics.rates import CounterReading
 from app.metrics.sql import table_of
-
-HOST_TOKEN_PREFIX = "nfh_"  # noqa: S105 - a prefix, not a secret
-# How long an admin's "reset agent enrolment" lets the host's agent_id enrol without its token.
-RESET_WINDOW = timedelta(hours=24)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +42,12 @@ def _may_take_over(
 ) -> str | None:
     """How a re-enrolment of host proves itself ("host_token", "admin_reset"), or None.
 
-    An admin reset admits only an enrolment token made after it, within RESET_WINDOW: a token
-    handed out earlier (or leaked) cannot claim a host whose agent is waiting to re-enrol."""
+    An admin reset admits only an enrolment token made after it, within ENROLMENT_RESET_WINDOW:
+    a token handed out earlier (or leaked) cannot claim a host whose agent waits to re-enrol."""
     reset_at = host.enrolment_reset_at
     if (
         reset_at is not None
-        and now - reset_at <= RESET_WINDOW
+        and now - reset_at <= ENROLMENT_RESET_WINDOW
         and enrollment_token.created_at >= reset_at
     ):
         return "admin_reset"
@@ -93,7 +90,7 @@ def enroll(
                 f"agent_id {request.agent_id!r} is already enrolled; re-enrolling needs the "
                 "host's current token (Authorization: Bearer nfh_…), or an admin's "
                 "'reset agent enrolment' on that host and an enrolment token made after it "
-                "(within 24 hours)"
+                f"(within {ENROLMENT_RESET_WINDOW.total_seconds() / 3600:g} hours)"
             )
         host.token_hash = hash_token(host_token)
         host.hostname = request.hostname

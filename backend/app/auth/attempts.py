@@ -118,16 +118,22 @@ def _count(session: Session, counted_keys: list[AttemptKey], now: datetime) -> i
 def forgive(*, session: Session, keys: AttemptKeys) -> None:
     """After a successful sign-in: forget this username's failures, give back its other counts.
 
-    The caller commits, together with the new session."""
-    session.execute(
-        delete(LoginAttempts).where(LoginAttempts.key_hash == keys.user_address.key_hash)
-    )
+    Rows are locked in count_attempt's order (own counters by hash, then overall), one
+    statement each, so a sign-in never deadlocks with an attempt being counted. The caller
+    commits, together with the new session."""
+    for key in keys.own():
+        if key is keys.user_address:
+            session.execute(delete(LoginAttempts).where(LoginAttempts.key_hash == key.key_hash))
+        else:
+            _give_back(session, key)
+    _give_back(session, keys.overall)
+
+
+def _give_back(session: Session, key: AttemptKey) -> None:
+    """One attempt less in a counter."""
     session.execute(
         update(LoginAttempts)
-        .where(
-            LoginAttempts.key_hash.in_([keys.address.key_hash, keys.overall.key_hash]),
-            LoginAttempts.attempts > 0,
-        )
+        .where(LoginAttempts.key_hash == key.key_hash, LoginAttempts.attempts > 0)
         .values(attempts=LoginAttempts.attempts - 1)
     )
 

@@ -58,7 +58,6 @@ def _session_ttl() -> timedelta:
 class LoginCandidate:
     """A counted sign-in attempt that may now check its password."""
 
-    username: str
     address: str
     keys: attempts.AttemptKeys
     user_id: int | None
@@ -73,13 +72,12 @@ def begin_login(*, session: Session, username: str, address: str) -> LoginCandid
     if not verdict.allowed:
         raise TooManyAttemptsError(verdict.retry_after_s)
     user = session.scalar(select(User).where(User.username == username))
-    usable = user is not None and not user.disabled
+    usable = user if user is not None and not user.disabled else None
     return LoginCandidate(
-        username=username,
         address=address,
         keys=keys,
-        user_id=user.id if usable and user else None,
-        password_hash=user.password_hash if usable and user else None,
+        user_id=usable.id if usable else None,
+        password_hash=usable.password_hash if usable else None,
     )
 
 
@@ -159,14 +157,22 @@ def open_session(
     )
 
 
-def resolve_session(*, session: Session, session_id: str) -> UserSession | None:
-    """The live session for a cookie value, its expiry slid forward; None if unknown or expired."""
+def find_live_session(*, session: Session, session_id: str) -> UserSession | None:
+    """The live session for a cookie value, untouched; None if unknown, expired or disabled."""
     found = session.scalar(
         select(UserSession).where(UserSession.session_hash == hash_token(session_id))
     )
-    now = utcnow()
-    if found is None or found.expires_at <= now or found.user.disabled:
+    if found is None or found.expires_at <= utcnow() or found.user.disabled:
         return None
+    return found
+
+
+def resolve_session(*, session: Session, session_id: str) -> UserSession | None:
+    """The live session for a cookie value, its expiry slid forward; None if unknown or expired."""
+    found = find_live_session(session=session, session_id=session_id)
+    if found is None:
+        return None
+    now = utcnow()
     if now - found.last_seen_at >= TOUCH_INTERVAL:
         found.last_seen_at = now
         found.expires_at = now + _session_ttl()

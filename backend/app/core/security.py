@@ -33,6 +33,9 @@ def password_needs_rehash(password_hash: str) -> bool:
     return _hasher.check_needs_rehash(password_hash)
 
 
+HOST_TOKEN_PREFIX = "nfh_"  # noqa: S105 - a prefix, not a secret
+
+
 def new_token(prefix: str) -> str:
     """A new random token (32 bytes of entropy) starting with prefix, e.g. "nfh_"."""
     return f"{prefix}{secrets.token_urlsafe(32)}"

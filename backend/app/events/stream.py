@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +15,9 @@ from anyio import to_thread
 from app.auth import service as auth_service
 from app.core import pubsub
 from app.core.db import SessionLocal
+from app.core.errors import DATABASE_UNAVAILABLE_ERRORS
+
+log = logging.getLogger(__name__)
 
 # Sent as the last event when the session ended (logout, user disabled or deleted, expiry).
 SESSION_ENDED = pubsub.Event(name="session_ended", data="{}")
@@ -74,9 +78,12 @@ stream_slots = StreamSlots()
 
 
 def session_is_live(session_id: str) -> bool:
-    """True while the session cookie still signs a user in (not logged out, disabled, deleted)."""
+    """True while the session cookie still signs a user in (not logged out, disabled, deleted).
+
+    Read-only: an open stream (a forgotten background tab) must not keep its session alive
+    past the idle expiry; only requests the user makes slide it forward."""
     with SessionLocal() as session:
-        return auth_service.resolve_session(session=session, session_id=session_id) is not None
+        return auth_service.find_live_session(session=session, session_id=session_id) is not None
 
 
 async def session_bound_events(
@@ -102,7 +109,13 @@ async def session_bound_events(
                 pending = None
                 yield event
             if time.monotonic() >= next_check:
-                if not await to_thread.run_sync(session_is_live, session_id):
+                try:
+                    live = await to_thread.run_sync(session_is_live, session_id)
+                except DATABASE_UNAVAILABLE_ERRORS:
+                    # The headers are sent: no 503 possible. Keep the stream; check next time.
+                    log.warning("live stream: database unreachable, session re-check deferred")
+                    live = True
+                if not live:
                     yield SESSION_ENDED
                     return
                 next_check = time.monotonic() + recheck_s

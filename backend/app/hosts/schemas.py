@@ -46,8 +46,10 @@ class HostDetail(FleetHost):
     agent_id: str
     agent_version: str | None
     enrolled_at: datetime
-    # Set while an admin's enrolment reset waits for the agent to enrol again.
+    # Set while an admin's enrolment reset waits for the agent to enrol again (with an
+    # enrolment token made after the reset) and has not expired.
     enrolment_reset_at: datetime | None
+    enrolment_reset_expires_at: datetime | None
     facts: dict[str, Any] | None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -13,7 +13,7 @@ from app.audit import service as audit_service
 from app.core import pubsub
 from app.core.config import get_settings
 from app.core.errors import InvalidInputError, NotFoundError
-from app.core.security import hash_token, new_token
+from app.core.security import HOST_TOKEN_PREFIX, hash_token, new_token
 from app.hosts.fleet import (
     analysis_columns,
     build_fleet_host,
@@ -26,6 +26,10 @@ from app.hosts.schemas import FleetHost, HostDetail
 from app.users.models import User
 
 LabelFilter = dict[str, set[str]]
+
+
+# How long an admin's "reset agent enrolment" lets the host's agent_id enrol without its token.
+ENROLMENT_RESET_WINDOW = timedelta(hours=24)
 
 
 def parse_label_filters(raw: Sequence[str]) -> LabelFilter:
@@ -89,12 +93,18 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
         analysis=analysis_columns(row._mapping),
     )
     facts = session.scalar(select(HostFacts.facts).where(HostFacts.host_id == host_id))
+    # A reset past its window admits nobody any more: it is shown as no reset at all.
+    reset_at = host.enrolment_reset_at
+    reset_expires_at = reset_at + ENROLMENT_RESET_WINDOW if reset_at else None
+    if reset_expires_at is not None and reset_expires_at <= now:
+        reset_expires_at = None
     return HostDetail(
         **fleet_host.model_dump(),
         agent_id=host.agent_id,
         agent_version=host.agent_version,
         enrolled_at=host.enrolled_at,
-        enrolment_reset_at=host.enrolment_reset_at,
+        enrolment_reset_at=reset_at if reset_expires_at else None,
+        enrolment_reset_expires_at=reset_expires_at,
         facts=facts,
     )
 
@@ -151,7 +161,7 @@ def reset_enrolment(*, session: Session, host_id: int, actor: User, now: datetim
     For an agent that lost its token (state file gone, machine rebuilt); audited; commits."""
     host = _lock_host(session, host_id)
     # A token nobody knows: the current agent is locked out until it enrols again.
-    host.token_hash = hash_token(new_token("nfh_"))
+    host.token_hash = hash_token(new_token(HOST_TOKEN_PREFIX))
     host.enrolment_reset_at = now
     audit_service.record(
         session=session,

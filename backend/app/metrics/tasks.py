@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from kombu.exceptions import KombuError
+from redis.exceptions import RedisError
+
 from app.core.db import SessionLocal, utcnow
 from app.metrics import rollups
 from app.metrics.settings import get_retention
@@ -32,6 +35,19 @@ def rollup_range(host_id: int, start: str, end: str) -> None:
             start=datetime.fromisoformat(start),
             end=datetime.fromisoformat(end),
         )
+
+
+def enqueue_rollup(host_id: int, start: datetime, end: datetime) -> bool:
+    """Queue a rebuild of one host's rollups; False (logged) when the broker is down.
+
+    Called after a push is committed: failing it would only make the agent resend data we
+    have, and the periodic rollup covers recent buckets anyway."""
+    try:
+        rollup_range.delay(host_id, start.isoformat(), end.isoformat())
+    except (KombuError, RedisError, OSError):
+        log.exception("could not queue the rollup of late samples of host %d", host_id)
+        return False
+    return True
 
 
 @celery_app.task(name="metrics.apply_retention", **TRANSIENT_RETRY_POLICY)

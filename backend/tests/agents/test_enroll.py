@@ -177,6 +177,7 @@ def test_admin_reset_lets_the_agent_enrol_once_and_is_audited(
     reply = admin_client.post(f"/api/v1/hosts/{first['host_id']}/reset-enrolment")
     assert reply.status_code == 200, reply.text
     assert reply.json()["enrolment_reset_at"] is not None
+    assert reply.json()["enrolment_reset_expires_at"] > reply.json()["enrolment_reset_at"]
     # The old token is revoked at once.
     assert ping(client, first["host_token"]) == 401
     # A token made before the reset (handed out earlier, or leaked) cannot claim the host.
@@ -205,6 +206,10 @@ def test_a_reset_expires_after_a_day(
     db_session.commit()
     late = enrolment_token(db_session, {})
     assert enroll_reply(client, late).status_code == 409
+    # The host page no longer shows it as pending.
+    detail = admin_client.get(f"/api/v1/hosts/{first['host_id']}").json()
+    assert detail["enrolment_reset_at"] is None
+    assert detail["enrolment_reset_expires_at"] is None
 
 
 def test_only_admins_reset_an_enrolment(

@@ -9,15 +9,17 @@ from dataclasses import dataclass, field
 
 import httpx
 import pytest
-from app.auth.cookies import CSRF_COOKIE, CSRF_HEADER
+from app.auth.cookies import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
+from app.auth.models import UserSession
+from app.auth.service import TOUCH_INTERVAL
 from app.core.config import Settings
 from app.core.db import SessionLocal
-from app.events.stream import stream_slots
+from app.events.stream import session_is_live, stream_slots
 from app.users.models import Role, User
 from fastapi import FastAPI
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
-from tests.conftest import TEST_PASSWORD, MakeUser
+from tests.conftest import TEST_PASSWORD, LoginAs, MakeUser
 from tests.events.live_server import serve
 
 EVENTS = "/api/v1/events"
@@ -134,3 +136,22 @@ def test_live_streams_are_bounded_per_user(
         # Another user is not affected.
         with signed_in_stream(base_url, other) as (_, theirs):
             assert theirs.status == 200
+
+
+def test_the_stream_re_check_does_not_keep_an_idle_session_alive(login_as: LoginAs) -> None:
+    # An open stream (a forgotten background tab) must not slide the idle expiry forward.
+    viewer = login_as(Role.viewer)
+    session_id = viewer.cookies[SESSION_COOKIE]
+    with SessionLocal() as session:
+        row = session.scalars(
+            select(UserSession).where(UserSession.user_id == viewer.user.id)
+        ).one()
+        row.last_seen_at -= TOUCH_INTERVAL * 2
+        session.commit()
+        before = row.expires_at
+    assert session_is_live(session_id)
+    with SessionLocal() as session:
+        row = session.scalars(
+            select(UserSession).where(UserSession.user_id == viewer.user.id)
+        ).one()
+        assert row.expires_at == before

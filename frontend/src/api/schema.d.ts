@@ -927,6 +927,8 @@ export interface components {
             enrolled_at: string;
             /** Enrolment Reset At */
             enrolment_reset_at: string | null;
+            /** Enrolment Reset Expires At */
+            enrolment_reset_expires_at: string | null;
             /** Facts */
             facts: {
                 [key: string]: unknown;

@@ -35,6 +35,7 @@ export function hostDetail(overrides: Partial<HostDetail> = {}): HostDetail {
     agent_version: "0.1.0",
     enrolled_at: "2026-11-20T10:00:00Z",
     enrolment_reset_at: null,
+    enrolment_reset_expires_at: null,
     facts: {},
     ...overrides,
   };

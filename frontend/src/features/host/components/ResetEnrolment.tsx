@@ -9,15 +9,16 @@ export function ResetEnrolment({ host }: { host: HostDetail }) {
   return (
     <section className="reset-enrolment" aria-labelledby="reset-enrolment-title">
       <h2 id="reset-enrolment-title">Agent enrolment</h2>
-      {host.enrolment_reset_at ? (
+      {host.enrolment_reset_at && host.enrolment_reset_expires_at ? (
         <p role="status">
           Enrolment reset on {formatDateTime(host.enrolment_reset_at)}: the agent's old token no longer works. Run the
-          agent's <code>enroll</code> command on the host within 24 hours, with an enrolment token made after the reset.
+          agent's <code>enroll</code> command on the host before {formatDateTime(host.enrolment_reset_expires_at)}, with
+          an enrolment token made after the reset.
         </p>
       ) : (
         <p>
           For an agent that lost its state file or was reinstalled: revokes the host's token at once and lets its agent
-          enrol once more, within 24 hours, with an enrolment token made after the reset.
+          enrol once more, for a limited time, with an enrolment token made after the reset.
         </p>
       )}
       <button
