@@ -9,12 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8800
 DEMO_ARGS ?=
 BENCH_ARGS ?=
-PY_DIRS := backend agent demo bench scripts
+PY_DIRS := analyzer backend agent demo bench scripts
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
-TEST_SUITES ?= test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
+TEST_SUITES ?= test-analyzer test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
 .PHONY: help install install-python install-node system-demo system-test build agent-wheel run demo check check-python check-frontend \
-        check-migrations check-licences test test-backend test-fuzz test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
+        check-migrations check-licences test test-analyzer test-backend test-fuzz test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
@@ -83,7 +83,7 @@ check: check-python check-frontend check-migrations check-licences ## everything
 check-python: ## ruff (lint and format), mypy and the import layering (import-linter)
 	.venv/bin/ruff check $(PY_DIRS)
 	.venv/bin/ruff format --check $(PY_DIRS)
-	.venv/bin/mypy backend/app agent/nginx_fleet_agent
+	.venv/bin/mypy analyzer/nginx_fleet_analyzer backend/app agent/nginx_fleet_agent
 	.venv/bin/lint-imports --no-cache
 
 check-frontend: ## TypeScript and ESLint of the UI, TypeScript of the e2e journeys
@@ -116,6 +116,9 @@ define pytest_suite
 	.venv/bin/pytest $(1) -q -p no:cacheprovider || { \
 	  code=$$?; [ $$code -ne 5 ] || echo "$(1): pytest collected no tests" >&2; exit $$code; }
 endef
+
+test-analyzer: ## pytest analyzer/tests (the config engine; pure, no services)
+	$(call pytest_suite,analyzer/tests)
 
 test-backend: ## pytest backend/tests (real PostgreSQL and Redis)
 	$(call pytest_suite,backend/tests)

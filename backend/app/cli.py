@@ -207,9 +207,9 @@ def print_openapi() -> None:
 
 def run_analyze(argv: Sequence[str]) -> int:
     """Hand `nginx-fleet analyze ...` to the config analysis tool."""
-    from app.analysis import cli as analysis_cli
+    from nginx_fleet_analyzer import cli as analysis_cli
 
-    return analysis_cli.main(list(argv))
+    return analysis_cli.main(list(argv), prog="nginx-fleet analyze")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.analysis.engine import analyze
-from app.analysis.loader import parse_dump, parse_path
+from nginx_fleet_analyzer.engine import analyze
+from nginx_fleet_analyzer.loader import parse_dump, parse_path
 
 BENCH = Path(__file__).resolve().parent.parent
 PEER_VENV = BENCH / ".venv-analysis"

@@ -6,11 +6,11 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from nginx_fleet_analyzer import ParsedConfig, parse_dump
+from nginx_fleet_analyzer.engine import Report, analyze
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.analysis import ParsedConfig, parse_dump
-from app.analysis.engine import Report, analyze
 from app.configs.inputs import AnalysisInputs, gather_inputs
 from app.configs.models import (
     AnalysisStatus,

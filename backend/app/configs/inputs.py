@@ -8,10 +8,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis.facts import HostFacts, MetricsWindow
 from app.configs.window import metrics_window
 from app.hosts.models import Host
 from app.hosts.models import HostFacts as StoredFacts

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
+from nginx_fleet_analyzer.dump import is_dump, split_dump
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis.dump import is_dump, split_dump
 from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.configs.schemas import (
     AnalysisRead,

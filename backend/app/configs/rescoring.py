@@ -7,12 +7,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from nginx_fleet_analyzer import findings as engine
+from nginx_fleet_analyzer.findings import Category, Severity
+from nginx_fleet_analyzer.scoring import Score, score
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from app.analysis import findings as engine
-from app.analysis.findings import Category, Severity
-from app.analysis.scoring import Score, score
 from app.configs.models import AnalysisStatus, ConfigAnalysis
 from app.findings.models import Ack, Finding
 from app.findings.muting import active_acks, matching_ack

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from nginx_fleet_analyzer import parse_dump
 from sqlalchemy.orm import Session
 
-from app.analysis import parse_dump
 from app.configs.analyzer import record_summary
 from app.configs.models import ConfigSnapshot, ParseStatus
 from app.core.db import utcnow

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
 
+from nginx_fleet_analyzer.facts import MetricsWindow
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis.facts import MetricsWindow
 from app.metrics.models import Sample
 
 WINDOW = timedelta(hours=1)

@@ -1,0 +1,123 @@
+"""Rule registry: each catalogue rule is a pure function of a RuleContext yielding findings.
+
+A rule module (one per catalogue section) decorates its functions with `@rule(...)`; every
+module of this package is imported by `all_rules()`, so adding a rule touches one file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from nginx_fleet_analyzer.directives import doc_url
+from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow, Version
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
+
+
+@dataclass(slots=True, frozen=True)
+class RuleContext:
+    """Everything a rule may look at."""
+
+    config: ParsedConfig
+    facts: HostFacts | None = None
+    metrics: MetricsWindow | None = None
+
+    @property
+    def nginx_version(self) -> Version | None:
+        """The reported nginx version, or None."""
+        return self.facts.nginx_version if self.facts is not None else None
+
+
+RuleCheck = Callable[[RuleContext], Iterable[Finding]]
+
+
+@dataclass(slots=True, frozen=True)
+class Rule:
+    """A registered rule: catalogue id, category, default severity and its check."""
+
+    id: str
+    category: Category
+    severity: Severity
+    check: RuleCheck = field(compare=False)
+
+    def finding(
+        self,
+        *,
+        at: Directive | None = None,
+        file: str | None = None,
+        line: int | None = None,
+        message: str,
+        evidence: dict[str, object] | None = None,
+        fix: Fix | None = None,
+        directive: str | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        """A finding of this rule placed at `at` (or at file/line), linking `directive`'s docs."""
+        return Finding(
+            rule=self.id,
+            severity=severity or self.severity,
+            category=self.category,
+            file=file if file is not None else (at.file if at is not None else ""),
+            line=line if line is not None else (at.line if at is not None else 0),
+            message=message,
+            evidence=evidence or {},
+            fix=fix,
+            doc_url=doc_url(directive or (at.name if at is not None else "")),
+        )
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(id: str, category: Category, severity: Severity) -> Callable[[RuleCheck], RuleCheck]:
+    """Register a check under its catalogue id (ids are unique)."""
+
+    def register(check: RuleCheck) -> RuleCheck:
+        if id in _REGISTRY and _REGISTRY[id].check is not check:
+            raise ValueError(f"rule {id} is registered twice")
+        _REGISTRY[id] = Rule(id=id, category=category, severity=severity, check=check)
+        return check
+
+    return register
+
+
+def get_rule(id: str) -> Rule:
+    """The registered rule with this id (KeyError if none)."""
+    _load_rule_modules()
+    return _REGISTRY[id]
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, sorted by id."""
+    _load_rule_modules()
+    return sorted(_REGISTRY.values(), key=lambda r: r.id)
+
+
+_loaded = False
+
+
+def _load_rule_modules() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    _loaded = True
+
+
+__all__ = [
+    "Category",
+    "Finding",
+    "Fix",
+    "Rule",
+    "RuleCheck",
+    "RuleContext",
+    "Severity",
+    "all_rules",
+    "doc_url",
+    "get_rule",
+    "rule",
+]

@@ -1,0 +1,283 @@
+"""Compression: gzip on for text, a sane level and threshold, types, Vary, proxied and static."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
+from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._support import (
+    content_servers,
+    file_serving_scopes,
+    is_on,
+    locations_in,
+    make_fix,
+    own,
+    parse_size,
+    server_of,
+    set_or_add,
+    setting,
+    unique_by_anchor,
+    weak_spots,
+)
+
+RECOMMENDED_TYPES = [
+    "text/plain",
+    "text/css",
+    "text/xml",
+    "application/javascript",
+    "application/json",
+    "application/xml",
+    "image/svg+xml",
+]
+# Types the catalogue requires, each with the spellings that satisfy it.
+REQUIRED_TYPES = {
+    "text/css": ("text/css",),
+    "application/javascript": ("application/javascript", "text/javascript"),
+    "application/json": ("application/json",),
+    "image/svg+xml": ("image/svg+xml",),
+}
+COMPRESSED_TYPES = frozenset(
+    {"image/png", "image/jpeg", "image/gif", "image/webp", "font/woff2", "application/zip"}
+)
+GZIP_STATIC_MODULE = "http_gzip_static_module"
+DEFAULT_MIN_LENGTH = 20
+CPU_BOUND_PCT = 70.0
+
+
+def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:
+    """(scope, the `gzip on` that applies there) for content servers and locations with gzip on."""
+    config = ctx.config
+    scopes: list[tuple[Directive, Directive]] = []
+    for server in content_servers(config):
+        # Locations count only when they switch gzip themselves; else the server speaks for them.
+        for scope in [server, *(loc for loc in locations_in(server) if own(loc, "gzip"))]:
+            gzip = setting(config, "gzip", scope)
+            if gzip is not None and is_on(gzip):
+                scopes.append((scope, gzip))
+    return scopes
+
+
+def _gzip_setting_findings(
+    ctx: RuleContext,
+    rule_id: str,
+    name: str,
+    is_weak: Callable[[Directive | None], bool],
+    build: Callable[[Directive, Directive | None, Directive], tuple[str, Fix, dict[str, object]]],
+    scopes: list[tuple[Directive, Directive]] | None = None,
+) -> Iterator[Finding]:
+    """One finding per place where a gzip companion setting is weak where gzip is on.
+
+    A missing setting is added next to the `gzip on` that applies (so it covers the same scope).
+    """
+    pairs: list[tuple[Directive, Finding]] = []
+    for scope, gzip in gzip_scopes(ctx) if scopes is None else scopes:
+        node = setting(ctx.config, name, scope)
+        if not is_weak(node):
+            continue
+        holder = gzip.parent
+        if holder is None:
+            continue
+        anchor = node if node is not None else holder
+        message, fix, evidence = build(scope, node, holder)
+        pairs.append(
+            (
+                anchor,
+                get_rule(rule_id).finding(
+                    at=anchor, directive=name, message=message, evidence=evidence, fix=fix
+                ),
+            )
+        )
+    yield from unique_by_anchor(pairs)
+
+
+@rule("G-off", Category.COMPRESSION, Severity.WARNING)
+def check_gzip_off(ctx: RuleContext) -> Iterator[Finding]:
+    """Text is served uncompressed."""
+    servers = content_servers(ctx.config)
+    for anchor, node in weak_spots(ctx.config, "gzip", lambda n: not is_on(n), servers):
+        if node is not None and node.parent is not None and node.parent.name == "location":
+            # gzip off in one location is a deliberate choice (BREACH, pre-compressed bodies).
+            continue
+        note = "with gzip_types " + " ".join(RECOMMENDED_TYPES)
+        fix = set_or_add("gzip", ["on"], node, anchor, note)
+        shown = "gzip off" if node is not None else "gzip is not enabled (default off)"
+        yield get_rule("G-off").finding(
+            at=anchor,
+            directive="gzip",
+            message=f"{shown} where text is served: gzip cuts text bandwidth by 60-80%",
+            evidence={"gzip": "off", "default_used": node is None},
+            fix=fix,
+        )
+
+
+@rule("G-level", Category.COMPRESSION, Severity.WARNING)
+def check_gzip_level(ctx: RuleContext) -> Iterator[Finding]:
+    """A high gzip_comp_level costs CPU for almost no size gain."""
+    cpu = ctx.metrics.cpu_pct if ctx.metrics is not None else None
+    cpu_bound = cpu is not None and cpu > CPU_BOUND_PCT
+    limit, target = (4, "4") if cpu_bound else (6, "5")
+    for node in ctx.config.find("gzip_comp_level"):
+        if node.module_scope != "http" or not node.args or not node.args[0].isdigit():
+            continue
+        level = int(node.args[0])
+        if level <= limit:
+            continue
+        why = (
+            f"the host ran at {cpu:.0f}% CPU over the last hour"
+            if cpu_bound and cpu is not None
+            else "past level 5 the size barely shrinks while throughput halves"
+        )
+        yield get_rule("G-level").finding(
+            at=node,
+            message=f"gzip_comp_level {level}: {why}; use {target}",
+            evidence={"gzip_comp_level": level, "cpu_pct": cpu, "limit": limit},
+            fix=make_fix("set", "gzip_comp_level", [target], node),
+        )
+
+
+@rule("G-min-length", Category.COMPRESSION, Severity.INFO)
+def check_gzip_min_length(ctx: RuleContext) -> Iterator[Finding]:
+    """Tiny bodies are compressed, which grows them and costs CPU."""
+
+    def too_small(node: Directive | None) -> bool:
+        size = DEFAULT_MIN_LENGTH if node is None else parse_size(node.args[0] if node.args else "")
+        return size is not None and size < 256
+
+    def build(
+        scope: Directive, node: Directive | None, holder: Directive
+    ) -> tuple[str, Fix, dict[str, object]]:
+        value = node.args[0] if node is not None else f"{DEFAULT_MIN_LENGTH} (default)"
+        fix = set_or_add("gzip_min_length", ["1024"], node, holder)
+        message = (
+            f"gzip_min_length {value} bytes: responses that small grow when compressed and "
+            "still cost CPU; 1024 skips them"
+        )
+        return message, fix, {"gzip_min_length": value, "default_used": node is None}
+
+    yield from _gzip_setting_findings(ctx, "G-min-length", "gzip_min_length", too_small, build)
+
+
+def _types_problems(node: Directive | None) -> tuple[list[str], list[str]]:
+    """(required types missing, already-compressed types listed) of a gzip_types setting."""
+    listed = node.args if node is not None else ["text/html"]
+    if "*" in listed:
+        return [], ["*"]
+    missing = [t for t, spellings in REQUIRED_TYPES.items() if not set(spellings) & set(listed)]
+    compressed = [t for t in listed if t in COMPRESSED_TYPES]
+    return missing, compressed
+
+
+@rule("G-types", Category.COMPRESSION, Severity.INFO)
+def check_gzip_types(ctx: RuleContext) -> Iterator[Finding]:
+    """gzip_types misses common text types or burns CPU on compressed ones."""
+
+    def weak(node: Directive | None) -> bool:
+        missing, compressed = _types_problems(node)
+        return bool(missing or compressed)
+
+    def build(
+        scope: Directive, node: Directive | None, holder: Directive
+    ) -> tuple[str, Fix, dict[str, object]]:
+        missing, compressed = _types_problems(node)
+        if node is None or "*" in compressed:
+            args = list(RECOMMENDED_TYPES)
+        else:
+            args = [t for t in node.args if t not in compressed] + missing
+        fix = set_or_add("gzip_types", args, node, holder)
+        parts = []
+        if missing:
+            parts.append(f"lacks {', '.join(missing)}")
+        if compressed:
+            parts.append(f"compresses already-compressed {', '.join(compressed)}")
+        shown = "gzip_types" if node is not None else "gzip_types (default text/html only)"
+        message = f"{shown} {' and '.join(parts)}"
+        return (
+            message,
+            fix,
+            {
+                "gzip_types": node.args if node else ["text/html"],
+                "missing": missing,
+                "compressed": compressed,
+            },
+        )
+
+    yield from _gzip_setting_findings(ctx, "G-types", "gzip_types", weak, build)
+
+
+@rule("G-vary", Category.COMPRESSION, Severity.INFO)
+def check_gzip_vary(ctx: RuleContext) -> Iterator[Finding]:
+    """Without Vary: Accept-Encoding caches may hand gzip to clients that cannot read it."""
+
+    def build(
+        scope: Directive, node: Directive | None, holder: Directive
+    ) -> tuple[str, Fix, dict[str, object]]:
+        fix = set_or_add("gzip_vary", ["on"], node, holder)
+        message = (
+            "gzip is on but gzip_vary is off: shared caches do not know to keep both the "
+            "compressed and the plain variant"
+        )
+        return message, fix, {"gzip_vary": "off", "default_used": node is None}
+
+    yield from _gzip_setting_findings(ctx, "G-vary", "gzip_vary", lambda n: not is_on(n), build)
+
+
+def _proxies(scope: Directive) -> bool:
+    server = server_of(scope)
+    return server is not None and any(d.name == "proxy_pass" for d in server.walk())
+
+
+@rule("G-proxied", Category.COMPRESSION, Severity.INFO)
+def check_gzip_proxied(ctx: RuleContext) -> Iterator[Finding]:
+    """Responses to requests that came through a CDN or proxy are sent uncompressed."""
+
+    def off(node: Directive | None) -> bool:
+        return node is None or node.args == ["off"]
+
+    def build(
+        scope: Directive, node: Directive | None, holder: Directive
+    ) -> tuple[str, Fix, dict[str, object]]:
+        fix = set_or_add("gzip_proxied", ["any"], node, holder)
+        message = (
+            f"{scope.label} proxies with gzip on but gzip_proxied off: responses to requests "
+            "that arrive through a CDN or proxy (Via header) stay uncompressed"
+        )
+        return message, fix, {"gzip_proxied": "off", "default_used": node is None}
+
+    scopes = [(scope, gzip) for scope, gzip in gzip_scopes(ctx) if _proxies(scope)]
+    yield from _gzip_setting_findings(ctx, "G-proxied", "gzip_proxied", off, build, scopes)
+
+
+@rule("G-static", Category.COMPRESSION, Severity.INFO)
+def check_gzip_static(ctx: RuleContext) -> Iterator[Finding]:
+    """Static assets are compressed on every request although precompressed files could be sent."""
+    if ctx.facts is None or GZIP_STATIC_MODULE not in ctx.facts.modules:
+        return
+    config = ctx.config
+    http = config.http()
+    if http is None:
+        return
+    pairs: list[tuple[Directive, Finding]] = []
+    for scope in file_serving_scopes(config):
+        node = setting(config, "gzip_static", scope)
+        if node is not None and node.args[:1] != ["off"]:
+            continue
+        anchor = node if node is not None else http
+        fix = set_or_add("gzip_static", ["on"], node, http)
+        pairs.append(
+            (
+                anchor,
+                get_rule("G-static").finding(
+                    at=anchor,
+                    directive="gzip_static",
+                    message=(
+                        f"{scope.label} serves static files and the build has gzip_static: "
+                        "'gzip_static on' sends file.gz when present, at no CPU per request"
+                    ),
+                    evidence={"gzip_static": "off", "serves": scope.label},
+                    fix=fix,
+                ),
+            )
+        )
+    yield from unique_by_anchor(pairs)

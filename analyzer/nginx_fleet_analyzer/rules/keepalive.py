@@ -1,0 +1,281 @@
+"""Keepalive and timeouts: idle clients, reconnects, upstream connection pools, slow clients."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from nginx_fleet_analyzer.findings import Category, Finding, Severity
+from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._support import (
+    inherited_list,
+    is_on,
+    locations_in,
+    make_fix,
+    parse_seconds,
+    set_or_add,
+    setting,
+    upstream_name,
+    weak_spots,
+)
+
+DEFAULT_KEEPALIVE_TIMEOUT = 75.0
+KEEPALIVE_REQUESTS_1000_SINCE = (1, 19, 10)
+DEFAULT_CLIENT_TIMEOUT = 60.0
+CLIENT_TIMEOUTS = ("client_header_timeout", "client_body_timeout", "send_timeout")
+WAITING_RATIO_LIMIT = 0.7
+UPSTREAM_POOL_RPS = 200.0
+
+
+def _seconds(node: Directive | None, default: float) -> float | None:
+    if node is None:
+        return default
+    return parse_seconds(node.args[0]) if node.args else None
+
+
+def _waiting_ratio(ctx: RuleContext) -> float | None:
+    metrics = ctx.metrics
+    if metrics is None:
+        return None
+    if metrics.waiting_ratio is not None:
+        return metrics.waiting_ratio
+    if metrics.avg_waiting is not None and metrics.avg_active:
+        return metrics.avg_waiting / metrics.avg_active
+    return None
+
+
+@rule("K-timeout", Category.KEEPALIVE, Severity.WARNING)
+def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
+    """A long keepalive_timeout while most connections sit idle."""
+    ratio = _waiting_ratio(ctx)
+    if ratio is None or ratio <= WAITING_RATIO_LIMIT:
+        return
+
+    def too_long(node: Directive | None) -> bool:
+        seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
+        return seconds is not None and seconds > 30
+
+    for anchor, node in weak_spots(ctx.config, "keepalive_timeout", too_long):
+        seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
+        shown = f"keepalive_timeout {node.args[0]}" if node else "keepalive_timeout (default 75s)"
+        # A second argument sets the Keep-Alive header: keep it in step with the real timeout.
+        args = ["15s", "15s"] if node is not None and len(node.args) > 1 else ["15s"]
+        fix = set_or_add("keepalive_timeout", args, node, anchor)
+        yield get_rule("K-timeout").finding(
+            at=anchor,
+            directive="keepalive_timeout",
+            message=(
+                f"{shown} keeps idle clients for {seconds:.0f}s while {ratio:.0%} of active "
+                "connections were idle (Waiting) over the last hour; 15s to 30s frees worker slots"
+            ),
+            evidence={
+                "keepalive_timeout_s": seconds,
+                "default_used": node is None,
+                "waiting_ratio": round(ratio, 3),
+            },
+            fix=fix,
+        )
+
+
+@rule("K-requests", Category.KEEPALIVE, Severity.INFO)
+def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
+    """Few requests per keepalive connection force clients to reconnect."""
+    newer = ctx.facts.has_version(KEEPALIVE_REQUESTS_1000_SINCE) if ctx.facts else None
+    # The default is 1000 since 1.19.10 and 100 before; unknown version: judge set values only.
+    default = {True: 1000, False: 100, None: None}[newer]
+
+    def too_few(node: Directive | None) -> bool:
+        if node is None:
+            return default is not None and default < 1000
+        return bool(node.args) and node.args[0].isdigit() and int(node.args[0]) < 1000
+
+    for anchor, node in weak_spots(ctx.config, "keepalive_requests", too_few):
+        value = node.args[0] if node is not None else str(default)
+        shown = f"keepalive_requests {value}" + (
+            "" if node is not None else " (the default of this nginx version)"
+        )
+        fix = set_or_add("keepalive_requests", ["1000"], node, anchor)
+        yield get_rule("K-requests").finding(
+            at=anchor,
+            directive="keepalive_requests",
+            message=(
+                f"{shown} closes a client connection after {value} requests (HTTP/2 streams "
+                "count too); 1000 saves reconnects"
+            ),
+            evidence={
+                "keepalive_requests": int(value),
+                "default_used": node is None,
+                "nginx_version": ctx.nginx_version,
+            },
+            fix=fix,
+        )
+
+
+def _connection_header_ok(header: Directive) -> bool:
+    value = header.args[1] if len(header.args) > 1 else ""
+    # A variable (websocket maps) is the operator's explicit choice.
+    return value == "" or "$" in value
+
+
+@rule("K-upstream-http11", Category.KEEPALIVE, Severity.WARNING)
+def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
+    """An upstream keepalive pool that proxying locations never use."""
+    config = ctx.config
+    pooled = {
+        u.args[0]: u for u in config.upstreams() if u.args and u.child("keepalive") is not None
+    }
+    if not pooled:
+        return
+    for server in config.servers():
+        for location in locations_in(server):
+            for proxy_pass in location.children("proxy_pass"):
+                name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
+                upstream = pooled.get(name or "")
+                if upstream is None:
+                    continue
+                finding = _http11_finding(ctx, location, upstream)
+                if finding is not None:
+                    yield finding
+
+
+def _http11_finding(ctx: RuleContext, location: Directive, upstream: Directive) -> Finding | None:
+    config = ctx.config
+    version = setting(config, "proxy_http_version", location)
+    holder, headers = inherited_list("proxy_set_header", location)
+    connection = [h for h in headers if h.args and h.args[0].lower() == "connection"]
+    version_ok = version is not None and version.args[:1] == ["1.1"]
+    connection_ok = bool(connection) and _connection_header_ok(connection[-1])
+    if version_ok and connection_ok:
+        return None
+    missing: list[str] = []
+    if not version_ok:
+        missing.append("proxy_http_version 1.1")
+    if not connection_ok:
+        missing.append('proxy_set_header Connection ""')
+    if not version_ok:
+        fix = set_or_add("proxy_http_version", ["1.1"], version, location)
+    elif connection:
+        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection[-1])
+    else:
+        # proxy_set_header lists inherit all or nothing: add to the block whose list applies.
+        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or location)
+    if len(missing) == 2:
+        fix = replace(fix, note='also add proxy_set_header Connection "" where the list applies')
+    keepalive = upstream.child("keepalive")
+    pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
+    return get_rule("K-upstream-http11").finding(
+        at=location,
+        directive="proxy_http_version" if not version_ok else "proxy_set_header",
+        message=(
+            f"{location.label} proxies to upstream {upstream.args[0]} (keepalive {pool}) without "
+            f"{' and '.join(missing)}: nginx speaks HTTP/1.0 and closes every upstream "
+            "connection, so the pool is never used"
+        ),
+        evidence={
+            "upstream": upstream.args[0],
+            "keepalive": pool,
+            "proxy_http_version": version.args[0] if version is not None else "1.0 (default)",
+            "connection_header": connection[-1].args[1:2] if connection else None,
+            "missing": missing,
+        },
+        fix=fix,
+    )
+
+
+@rule("K-upstream-pool", Category.KEEPALIVE, Severity.INFO)
+def check_upstream_pool(ctx: RuleContext) -> Iterator[Finding]:
+    """A busy upstream without a keepalive pool pays a TCP handshake per request."""
+    if ctx.metrics is None or not ctx.metrics.upstream_req_per_s:
+        return
+    upstreams = {u.args[0]: u for u in ctx.config.upstreams() if u.args}
+    for name, rate in sorted(ctx.metrics.upstream_req_per_s.items()):
+        upstream = upstreams.get(name)
+        if upstream is None or rate <= UPSTREAM_POOL_RPS or upstream.child("keepalive"):
+            continue
+        yield get_rule("K-upstream-pool").finding(
+            at=upstream,
+            directive="keepalive",
+            message=(
+                f"upstream {name} takes {rate:.0f} req/s with no keepalive pool: every proxied "
+                "request opens a new TCP connection"
+            ),
+            evidence={"upstream": name, "req_per_s": rate, "keepalive": None},
+            fix=make_fix(
+                "add",
+                "keepalive",
+                ["32"],
+                upstream,
+                'with proxy_http_version 1.1 and proxy_set_header Connection "" where proxied',
+            ),
+        )
+
+
+@rule("K-reset", Category.KEEPALIVE, Severity.INFO)
+def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
+    """Timed-out connections keep their memory until the close handshake ends."""
+    for anchor, node in weak_spots(
+        ctx.config, "reset_timedout_connection", lambda node: not is_on(node)
+    ):
+        fix = set_or_add("reset_timedout_connection", ["on"], node, anchor)
+        shown = "off" if node is not None else "off (the default)"
+        yield get_rule("K-reset").finding(
+            at=anchor,
+            directive="reset_timedout_connection",
+            message=(
+                f"reset_timedout_connection is {shown}: memory of timed-out clients is freed only "
+                "after a slow close; 'on' resets them at once"
+            ),
+            evidence={"reset_timedout_connection": "off", "default_used": node is None},
+            fix=fix,
+        )
+
+
+@rule("K-client-timeouts", Category.KEEPALIVE, Severity.INFO)
+def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
+    """Client timeouts at the 60s default let slow clients hold connections."""
+
+    def at_default(node: Directive | None) -> bool:
+        return _seconds(node, DEFAULT_CLIENT_TIMEOUT) == DEFAULT_CLIENT_TIMEOUT
+
+    by_anchor: dict[int, tuple[Directive, list[tuple[str, Directive | None]]]] = {}
+    for name in CLIENT_TIMEOUTS:
+        for anchor, node in weak_spots(ctx.config, name, at_default):
+            by_anchor.setdefault(id(anchor), (anchor, []))[1].append((name, node))
+    for anchor, entries in by_anchor.values():
+        first_name, first_node = entries[0]
+        others = [name for name, _ in entries[1:]]
+        note = f"also {'; '.join(f'{n} 15s' for n in others)}" if others else ""
+        fix = set_or_add(first_name, ["15s"], first_node, anchor, note)
+        names = ", ".join(name for name, _ in entries)
+        yield get_rule("K-client-timeouts").finding(
+            at=anchor,
+            directive=first_name,
+            message=(
+                f"{names} at the 60s default: a slow client holds its connection for up to a "
+                "minute per step; 10s to 15s is enough"
+            ),
+            evidence={
+                name: (node.args[0] if node is not None else "60s (default)")
+                for name, node in entries
+            },
+            fix=fix,
+        )
+
+
+@rule("K-too-aggressive", Category.KEEPALIVE, Severity.WARNING)
+def check_send_timeout_too_short(ctx: RuleContext) -> Iterator[Finding]:
+    """A send_timeout under 5s cuts off slow clients mid-response."""
+    for node in ctx.config.find("send_timeout"):
+        seconds = _seconds(node, DEFAULT_CLIENT_TIMEOUT)
+        if node.module_scope != "http" or seconds is None or seconds >= 5:
+            continue
+        yield get_rule("K-too-aggressive").finding(
+            at=node,
+            message=(
+                f"send_timeout {node.args[0]} closes the connection when a client reads nothing "
+                f"for {seconds:g}s: clients on slow mobile links are cut off mid-response"
+            ),
+            evidence={"send_timeout_s": seconds},
+            fix=make_fix("set", "send_timeout", ["10s"], node),
+        )

@@ -1,0 +1,328 @@
+"""Validity rules: what `nginx -t` would reject (V-context, V-args, V-unknown, V-dup, V-deprecated).
+
+Parse errors are reported here too: token-level problems (unterminated quote, missing ';',
+binary content) under V-args, unbalanced braces and include loops under V-context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from weakref import WeakKeyDictionary
+
+from nginx_fleet_analyzer.arguments import argument_problem
+from nginx_fleet_analyzer.directives import (
+    BLOCK_DIRECTIVES,
+    DEFAULT_MODULES,
+    RAW_BLOCK_SUFFIX,
+    Spec,
+    context_code,
+    matching_spec,
+    specs,
+)
+from nginx_fleet_analyzer.facts import Version
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+
+_PLACES = {
+    "main": "the main context",
+    "events": "the events block",
+    "http": "the http block",
+    "srv": "a server block",
+    "loc": "a location",
+    "ups": "an upstream block",
+    "sif": "an if block in a server",
+    "lif": "an if block in a location",
+    "lmt": "a limit_except block",
+    "stream": "the stream block",
+    "ssrv": "a stream server",
+    "sups": "a stream upstream",
+    "mail": "the mail block",
+    "msrv": "a mail server",
+}
+# Without a reported version, only deprecations older than every maintained distro's nginx count.
+_OLD_DEPRECATION: Version = (1, 20, 0)
+_HTTP2_DIRECTIVE: Version = (1, 25, 1)
+
+
+_Checked = list[tuple[Directive, str, Spec | None]]
+# Context codes and table rows of one config, shared by the five rules of one analysis.
+_CHECKED: WeakKeyDictionary[ParsedConfig, _Checked] = WeakKeyDictionary()
+
+
+def _checked(config: ParsedConfig) -> _Checked:
+    """Directives whose context nginx checks (not map/types entries, not inside unknown blocks),
+    with their context code and matching table row."""
+    cached = _CHECKED.get(config)
+    if cached is None:
+        cached = []
+        for node in config.walk():
+            code = context_code(node)
+            if code is not None:
+                cached.append((node, code, matching_spec(node)))
+        _CHECKED[config] = cached
+    return cached
+
+
+def _version_text(version: Version) -> str:
+    return ".".join(str(p) for p in version)
+
+
+def _where(node: Directive) -> str:
+    return node.parent.label if node.parent is not None else "main"
+
+
+def _parse_errors(ctx: RuleContext, rule_id: str) -> Iterator[Finding]:
+    reporter = get_rule(rule_id)
+    for error in ctx.config.errors:
+        if error.rule == rule_id:
+            yield reporter.finding(
+                file=error.file,
+                line=error.line,
+                message=error.message,
+                evidence={"column": error.column, "parse_error": True},
+            )
+
+
+def _allowed_places(name: str) -> str:
+    codes: list[str] = []
+    for row in specs(name):
+        codes.extend(c for c in row.contexts.split() if c not in codes)
+    return ", ".join(_PLACES.get(c, c) for c in codes)
+
+
+@rule("V-context", Category.VALIDITY, Severity.ERROR)
+def directive_context(ctx: RuleContext) -> Iterator[Finding]:
+    """A directive in a block where nginx does not allow it."""
+    yield from _parse_errors(ctx, "V-context")
+    reporter = get_rule("V-context")
+    for node, code, spec in _checked(ctx.config):
+        if spec is not None or not specs(node.name):
+            continue
+        message = f'"{node.name}" is not allowed in {_PLACES.get(code, code)}'
+        if node.via is not None:
+            message += (
+                f" (this file is pulled in by the include at {node.via.file}:{node.via.line})"
+            )
+        message += f"; it belongs in {_allowed_places(node.name)}"
+        if node.block is not None:
+            fix = Fix(
+                "none",
+                node.name,
+                node.args,
+                node.file,
+                node.line,
+                _where(node),
+                f'drop the extra "{node.name}" block level and keep its contents',
+            )
+        else:
+            fix = Fix(
+                "remove",
+                node.name,
+                node.args,
+                node.file,
+                node.line,
+                _where(node),
+                f"set it in {_allowed_places(node.name)} instead",
+            )
+        yield reporter.finding(
+            at=node,
+            message=message,
+            evidence={"context": code, "included_from": _include_site(node)},
+            fix=fix,
+        )
+
+
+def _include_site(node: Directive) -> str | None:
+    return f"{node.via.file}:{node.via.line}" if node.via is not None else None
+
+
+@rule("V-args", Category.VALIDITY, Severity.ERROR)
+def directive_arguments(ctx: RuleContext) -> Iterator[Finding]:
+    """Wrong number or form of arguments, or a block where a ';' belongs (and vice versa)."""
+    yield from _parse_errors(ctx, "V-args")
+    reporter = get_rule("V-args")
+    for node, _code, spec in _checked(ctx.config):
+        if spec is None:
+            continue
+        problem = _block_problem(node) or argument_problem(spec, node.name, node.args)
+        if problem is None:
+            continue
+        yield reporter.finding(
+            at=node,
+            message=problem,
+            evidence={"args": node.args, "expected": spec.args, "kind": spec.kind or None},
+            fix=Fix("replace", node.name, node.args, node.file, node.line, _where(node), problem),
+        )
+
+
+def _block_problem(node: Directive) -> str | None:
+    wants_block = node.name in BLOCK_DIRECTIVES and not (
+        node.name == "server" and node.parent is not None and node.parent.name == "upstream"
+    )
+    if wants_block and node.block is None:
+        return f'directive "{node.name}" has no opening "{{"'
+    if not wants_block and node.block is not None and not node.name.endswith(RAW_BLOCK_SUFFIX):
+        return f'directive "{node.name}" is not terminated by ";" (it has a block)'
+    return None
+
+
+def _loaded_modules(config: ParsedConfig) -> set[str]:
+    """Module names from `load_module modules/ngx_X_module.so` lines ('X_module', or 'stream')."""
+    names: set[str] = set()
+    for node in config.top("load_module"):
+        if node.args:
+            base = node.args[0].rsplit("/", 1)[-1].removesuffix(".so").removeprefix("ngx_")
+            names.add(base)
+            names.add(base.removesuffix("_module"))
+    return names
+
+
+@rule("V-unknown", Category.VALIDITY, Severity.ERROR)
+def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
+    """A directive neither nginx nor the build's modules (per nginx -V) provide."""
+    reporter = get_rule("V-unknown")
+    facts = ctx.facts
+    loaded = _loaded_modules(ctx.config)
+    third_party = bool(loaded) or bool(facts is not None and facts.extra_modules)
+    for node, code, matched in _checked(ctx.config):
+        rows = specs(node.name)
+        if not rows:
+            yield reporter.finding(
+                at=node,
+                message=f'unknown directive "{node.name}"'
+                + (" (it may come from a third-party module of this build)" if third_party else ""),
+                evidence={"context": code, "third_party_modules": third_party},
+                severity=Severity.WARNING if third_party else None,
+            )
+            continue
+        spec = matched or rows[0]
+        missing = _missing_reason(spec, ctx, loaded)
+        if missing is not None:
+            yield reporter.finding(
+                at=node,
+                message=f'"{node.name}" is unknown to this nginx: {missing}',
+                evidence={"module": spec.module, "since": _since(spec)},
+            )
+
+
+def _since(spec: Spec) -> str | None:
+    return _version_text(spec.since) if spec.since is not None else None
+
+
+def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | None:
+    facts = ctx.facts
+    if facts is None:
+        return None
+    version = facts.nginx_version
+    if version is not None and spec.since is not None and version < spec.since:
+        return (
+            f"it appeared in nginx {_version_text(spec.since)} "
+            f"and this host runs {_version_text(version)}"
+        )
+    if not facts.modules_known:
+        return None
+    if spec.module in facts.disabled_modules:
+        return f"the build was configured --without-{spec.module}"
+    if spec.module in DEFAULT_MODULES or spec.module in facts.modules or spec.module in loaded:
+        return None
+    return f"it needs the {spec.module}, which this nginx build does not include"
+
+
+@rule("V-dup", Category.VALIDITY, Severity.ERROR)
+def duplicate_directive(ctx: RuleContext) -> Iterator[Finding]:
+    """A directive that may appear once per block appears twice ("is duplicate")."""
+    reporter = get_rule("V-dup")
+    # Directives sharing a parent block, keyed by the block (None for main) and the name.
+    first: dict[tuple[int, str], Directive] = {}
+    for node, _code, spec in _checked(ctx.config):
+        if spec is None or spec.repeat:
+            continue
+        key = (id(node.parent), node.name)
+        earlier = first.get(key)
+        if earlier is None:
+            first[key] = node
+            continue
+        yield reporter.finding(
+            at=node,
+            message=(
+                f'"{node.name}" is duplicate: already set at {earlier.file}:{earlier.line} '
+                "in the same block"
+            ),
+            evidence={"first": f"{earlier.file}:{earlier.line}", "args": node.args},
+            fix=Fix(
+                "remove",
+                earlier.name,
+                earlier.args,
+                earlier.file,
+                earlier.line,
+                _where(earlier),
+                "keep the later one",
+            ),
+        )
+        first[key] = node
+
+
+@rule("V-deprecated", Category.VALIDITY, Severity.ERROR)
+def deprecated_directive(ctx: RuleContext) -> Iterator[Finding]:
+    """Deprecated or removed syntax for the reported nginx version (listen http2, ssl on)."""
+    version = ctx.nginx_version
+    yield from _listen_http2(ctx, version)
+    reporter = get_rule("V-deprecated")
+    for node, _code, spec in _checked(ctx.config):
+        if spec is None or spec.deprecated is None:
+            continue
+        if version is None and spec.deprecated >= _OLD_DEPRECATION:
+            continue
+        if version is not None and version < spec.deprecated:
+            continue
+        removed = spec.removed is not None and version is not None and version >= spec.removed
+        message = f'"{node.name}" is deprecated since nginx {_version_text(spec.deprecated)}'
+        if removed and spec.removed is not None:
+            message = (
+                f'"{node.name}" was removed in nginx {_version_text(spec.removed)}; '
+                f"nginx {_version_text(version or spec.removed)} rejects it"
+            )
+        note = "remove it"
+        if node.name == "ssl":
+            note = 'remove it and add the "ssl" parameter to this server\'s listen directives'
+        yield reporter.finding(
+            at=node,
+            message=f"{message}; {note}",
+            evidence={
+                "deprecated": _version_text(spec.deprecated),
+                "removed": _version_text(spec.removed) if spec.removed else None,
+                "nginx_version": _version_text(version) if version else None,
+            },
+            fix=Fix("remove", node.name, node.args, node.file, node.line, _where(node), note),
+            severity=None if removed else Severity.WARNING,
+        )
+
+
+def _listen_http2(ctx: RuleContext, version: Version | None) -> Iterator[Finding]:
+    if version is None or version < _HTTP2_DIRECTIVE:
+        return
+    reporter = get_rule("V-deprecated")
+    for server in ctx.config.servers():
+        for listen in server.children("listen"):
+            if "http2" not in listen.args:
+                continue
+            kept = [a for a in listen.args if a != "http2"]
+            yield reporter.finding(
+                at=listen,
+                message=(
+                    f'"listen ... http2" is deprecated since nginx 1.25.1 (this host runs '
+                    f'{_version_text(version)}); use "http2 on;" in the server block'
+                ),
+                evidence={"listen": listen.args, "nginx_version": _version_text(version)},
+                fix=Fix(
+                    "replace",
+                    "listen",
+                    kept,
+                    listen.file,
+                    listen.line,
+                    server.label,
+                    'drop "http2" from listen and add "http2 on;" to the server block',
+                ),
+                severity=Severity.WARNING,
+            )

@@ -1,0 +1,42 @@
+"""The engine: all rules run, findings sorted, a crashing rule becomes a failure not a crash."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from nginx_fleet_analyzer.engine import analyze
+from nginx_fleet_analyzer.findings import Category, Finding, Severity
+from nginx_fleet_analyzer.loader import parse_text
+from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules
+
+
+def test_validity_rules_are_registered() -> None:
+    ids = {r.id for r in all_rules()}
+    assert {"V-context", "V-args", "V-unknown", "V-dup", "V-deprecated"} <= ids
+
+
+def test_findings_are_sorted_and_scored() -> None:
+    config = parse_text("http {\n  sendfile maybe;\n}\nevents {\n worker_processes 2;\n}\n")
+    report = analyze(config)
+    positions = [(f.file, f.line) for f in report.findings]
+    assert positions == sorted(positions)
+    assert report.has_errors and report.score.categories["validity"] < 100
+    assert report.failures == []
+
+
+def test_a_crashing_rule_is_reported_and_others_still_run() -> None:
+    def broken(_ctx: RuleContext) -> Iterable[Finding]:
+        raise ZeroDivisionError("boom")
+
+    crash = Rule("T-broken", Category.TRANSFER, Severity.INFO, broken)
+    [validity] = [r for r in all_rules() if r.id == "V-unknown"]
+    report = analyze(parse_text("http { sendfiel on; }\n"), rules=[crash, validity])
+    assert [f.rule for f in report.findings] == ["V-unknown"]
+    assert report.failures[0].rule == "T-broken" and "boom" in report.failures[0].error
+
+
+def test_garbage_input_gives_findings_not_exceptions() -> None:
+    report = analyze(parse_text('\x00{{{ "unterminated\n}}}}'))
+    assert report.has_errors and all(
+        f.rule.startswith("V-") for f in report.findings if f.severity == "error"
+    )

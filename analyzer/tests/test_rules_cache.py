@@ -1,0 +1,204 @@
+"""Proxy cache rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+from nginx_fleet_analyzer.facts import MetricsWindow
+from nginx_fleet_analyzer.findings import Category
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+CACHED = """events {}
+http {
+    proxy_cache_path /var/cache/nginx keys_zone=app:10m%s;
+%s
+    server {
+        listen 80;
+        server_name a.example;
+        location / {
+            proxy_pass http://127.0.0.1:9000;
+            proxy_cache app;
+%s
+        }
+    }
+}
+"""
+
+TWO_SITES = """events {}
+http {
+    proxy_cache_path /var/cache/nginx keys_zone=app:10m;
+    proxy_cache app;
+%s
+    server {
+        server_name a.example;
+        location / {
+            proxy_pass http://backend;
+        }
+    }
+    server {
+        server_name b.example;
+        location / {
+            proxy_pass http://backend;
+        }
+    }
+}
+"""
+
+
+def cached(path_params: str = "", http: str = "", location: str = "") -> str:
+    """A one-site cached proxy config with extra text in each place."""
+    return CACHED % (path_params, http, location)
+
+
+def test_c_key_host_fires_on_default_key_with_two_sites_one_upstream() -> None:
+    [finding] = run("C-key-host", TWO_SITES % "")
+    assert (finding.severity, finding.line) == ("error", 4)
+    assert finding.evidence["server_names"] == ["a.example", "b.example"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context, finding.fix.args) == (
+        "add",
+        "http",
+        ["$scheme$request_method$host$request_uri"],
+    )
+
+
+def test_c_key_host_fires_on_explicit_key_without_host() -> None:
+    [finding] = run("C-key-host", TWO_SITES % "    proxy_cache_key $scheme$request_uri;")
+    assert finding.line == 5
+    assert finding.fix is not None
+    assert finding.fix.action == "set"
+
+
+def test_c_key_host_silent_with_host_in_key_or_one_site() -> None:
+    assert run("C-key-host", TWO_SITES % "    proxy_cache_key $scheme$host$request_uri;") == []
+    assert run("C-key-host", cached()) == []
+
+
+def test_c_no_valid_fires_and_adds_next_to_proxy_cache() -> None:
+    [finding] = run("C-no-valid", cached())
+    assert (finding.severity, finding.line) == ("warning", 10)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.context) == (
+        "add",
+        ["200", "301", "10m"],
+        "location /",
+    )
+    assert "404 1m" in finding.fix.note
+
+
+def test_c_no_valid_silent_with_valid_or_no_cache() -> None:
+    assert run("C-no-valid", cached(http="    proxy_cache_valid 200 5m;")) == []
+    assert run("C-no-valid", cached().replace("proxy_cache app;", "proxy_cache off;")) == []
+
+
+def test_c_lock_fires_without_lock_and_silent_with_it() -> None:
+    [finding] = run("C-lock", cached())
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.args) == (10, ["on"])
+    assert run("C-lock", cached(location="            proxy_cache_lock on;")) == []
+
+
+def test_c_stale_fires_without_use_stale_and_silent_with_it() -> None:
+    [finding] = run("C-stale", cached())
+    assert finding.fix is not None
+    assert finding.fix.args[:3] == ["error", "timeout", "updating"]
+    assert "proxy_cache_background_update on" in finding.fix.note
+    assert run("C-stale", cached(http="    proxy_cache_use_stale error timeout;")) == []
+
+
+def test_c_temp_path_fires_and_silent_with_off() -> None:
+    [finding] = run("C-temp-path", cached())
+    assert (finding.severity, finding.line) == ("info", 3)
+    assert finding.fix is not None
+    assert finding.fix.args == ["/var/cache/nginx", "keys_zone=app:10m", "use_temp_path=off"]
+    assert run("C-temp-path", cached(" use_temp_path=off")) == []
+
+
+def test_c_zone_size_fires_when_keys_cannot_cover_max_size() -> None:
+    [finding] = run("C-zone-size", cached(" max_size=10g"))
+    assert (finding.severity, finding.line) == ("warning", 3)
+    assert finding.evidence["keys_capacity"] == 80000
+    assert finding.fix is not None
+    assert "keys_zone=app:41m" in finding.fix.args
+
+
+def test_c_zone_size_silent_when_zone_is_big_enough_or_unbounded() -> None:
+    assert run("C-zone-size", cached(" max_size=1g")) == []
+    assert run("C-zone-size", cached()) == []
+
+
+def test_c_observable_fires_on_combined_log() -> None:
+    [finding] = run("C-observable", cached())
+    assert (finding.severity, finding.line) == ("warning", 3)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive) == ("add", "log_format")
+    assert "$upstream_cache_status" in finding.fix.args[1]
+
+
+def test_c_observable_extends_the_custom_format_in_use() -> None:
+    log = "    log_format main '$remote_addr $status';\n    access_log /var/log/a.log main;"
+    [finding] = run("C-observable", cached(http=log))
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.line) == ("set", 4)
+    assert finding.fix.args[0] == "main"
+
+
+def test_c_observable_silent_when_recorded_or_no_cache() -> None:
+    log = (
+        "    log_format main '$remote_addr ucs=$upstream_cache_status';\n"
+        "    access_log /var/log/a.log main;"
+    )
+    assert run("C-observable", cached(http=log)) == []
+    plain = "events {}\nhttp {\n    server {\n        listen 80;\n    }\n}\n"
+    assert run("C-observable", plain) == []
+
+
+APP = """events {}
+http {
+    server {
+        listen 80;
+        location / {
+            fastcgi_pass unix:/run/php/php-fpm.sock;
+%s
+        }
+    }
+}
+"""
+MOSTLY_GETS = MetricsWindow(status_2xx_get_ratio=0.92)
+
+
+def test_c_microcache_fires_on_uncached_app_serving_gets() -> None:
+    [finding] = run("C-microcache", APP % "", metrics=MOSTLY_GETS)
+    assert (finding.severity, finding.line) == ("info", 5)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive) == ("none", "fastcgi_cache")
+
+
+def test_c_microcache_silent_when_cached_mixed_or_unmeasured() -> None:
+    assert run("C-microcache", APP % "            fastcgi_cache app;", metrics=MOSTLY_GETS) == []
+    assert run("C-microcache", APP % "", metrics=MetricsWindow(status_2xx_get_ratio=0.4)) == []
+    assert run("C-microcache", APP % "") == []
+
+
+def test_c_hit_ratio_fires_below_half() -> None:
+    [finding] = run("C-hit-ratio", cached(), metrics=MetricsWindow(cache_hit_ratio=0.3))
+    assert (finding.severity, finding.line) == ("warning", 10)
+    assert finding.evidence["zones"] == ["app"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.line) == (
+        "none",
+        "proxy_cache",
+        10,
+    )
+
+
+def test_c_hit_ratio_silent_when_high_unmeasured_or_uncached() -> None:
+    assert run("C-hit-ratio", cached(), metrics=MetricsWindow(cache_hit_ratio=0.8)) == []
+    assert run("C-hit-ratio", cached()) == []
+    low = MetricsWindow(cache_hit_ratio=0.1)
+    assert run("C-hit-ratio", APP % "", metrics=low) == []
+
+
+def test_cache_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(
+        Category.CACHE, TWO_SITES % "    proxy_cache_key $uri;" + cached(" max_size=1g")
+    )

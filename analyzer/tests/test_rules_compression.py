@@ -1,0 +1,171 @@
+"""Compression rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
+from nginx_fleet_analyzer.findings import Category
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+SITE = """events {}
+http {
+%s
+    server {
+        listen 80;
+        root /srv/www;
+        location / {
+            try_files $uri =404;
+        }
+    }
+}
+"""
+
+GOOD_GZIP = """    gzip on;
+    gzip_vary on;
+    gzip_min_length 1024;
+    gzip_types text/css application/javascript application/json image/svg+xml;"""
+
+
+def test_g_off_fires_when_gzip_is_never_enabled() -> None:
+    [finding] = run("G-off", SITE % "")
+    assert (finding.severity, finding.line) == ("warning", 2)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.context) == ("add", ["on"], "http")
+    assert "application/json" in finding.fix.note
+
+
+def test_g_off_fires_on_server_that_turns_it_off() -> None:
+    text = (SITE % "    gzip on;").replace("root /srv/www;", "root /srv/www;\n        gzip off;")
+    [finding] = run("G-off", text)
+    assert finding.line == 7
+    assert finding.fix is not None
+    assert finding.fix.action == "set"
+
+
+def test_g_off_silent_when_on_or_redirect_only() -> None:
+    assert run("G-off", SITE % "    gzip on;") == []
+    redirect = (
+        "events {}\nhttp {\n    server {\n        listen 80;\n"
+        "        return 301 https://$host$request_uri;\n    }\n}\n"
+    )
+    assert run("G-off", redirect) == []
+
+
+def test_g_level_fires_above_6() -> None:
+    [finding] = run("G-level", SITE % "    gzip on;\n    gzip_comp_level 9;")
+    assert (finding.severity, finding.line) == ("warning", 4)
+    assert finding.fix is not None
+    assert finding.fix.args == ["5"]
+
+
+def test_g_level_is_stricter_on_a_cpu_bound_host() -> None:
+    text = SITE % "    gzip on;\n    gzip_comp_level 6;"
+    assert run("G-level", text, metrics=MetricsWindow(cpu_pct=40)) == []
+    [finding] = run("G-level", text, metrics=MetricsWindow(cpu_pct=85))
+    assert finding.evidence["cpu_pct"] == 85
+    assert finding.fix is not None
+    assert finding.fix.args == ["4"]
+
+
+def test_g_level_silent_at_5_or_default() -> None:
+    assert run("G-level", SITE % "    gzip on;\n    gzip_comp_level 5;") == []
+    assert run("G-level", SITE % "    gzip on;") == []
+
+
+def test_g_min_length_fires_on_default_next_to_gzip_on() -> None:
+    [finding] = run("G-min-length", SITE % "    gzip on;")
+    assert (finding.severity, finding.line) == ("info", 2)
+    assert finding.evidence["gzip_min_length"] == "20 (default)"
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.context) == (
+        "add",
+        ["1024"],
+        "http",
+    )
+    [finding] = run("G-min-length", SITE % "    gzip on;\n    gzip_min_length 100;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (4, "set")
+
+
+def test_g_min_length_silent_when_large_enough_or_gzip_off() -> None:
+    assert run("G-min-length", SITE % GOOD_GZIP) == []
+    assert run("G-min-length", SITE % "    gzip_min_length 10;") == []
+
+
+def test_g_types_fires_on_missing_and_compressed_types() -> None:
+    [finding] = run("G-types", SITE % "    gzip on;\n    gzip_types text/css image/png;")
+    assert finding.line == 4
+    assert finding.evidence["missing"] == [
+        "application/javascript",
+        "application/json",
+        "image/svg+xml",
+    ]
+    assert finding.evidence["compressed"] == ["image/png"]
+    assert finding.fix is not None
+    assert finding.fix.args == [
+        "text/css",
+        "application/javascript",
+        "application/json",
+        "image/svg+xml",
+    ]
+
+
+def test_g_types_fires_on_default_text_html_only() -> None:
+    [finding] = run("G-types", SITE % "    gzip on;")
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "http")
+
+
+def test_g_types_silent_on_a_good_list() -> None:
+    good = (
+        "    gzip on;\n"
+        "    gzip_types text/plain text/css text/javascript application/json image/svg+xml;"
+    )
+    assert run("G-types", SITE % good) == []
+
+
+def test_g_vary_fires_when_off_and_silent_when_on() -> None:
+    [finding] = run("G-vary", SITE % "    gzip on;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.args) == (2, "add", ["on"])
+    assert run("G-vary", SITE % "    gzip on;\n    gzip_vary on;") == []
+    assert run("G-vary", SITE % "    gzip_vary off;") == []
+
+
+PROXIED = SITE.replace("try_files $uri =404;", "proxy_pass http://127.0.0.1:9000;")
+
+
+def test_g_proxied_fires_on_proxying_server() -> None:
+    [finding] = run("G-proxied", PROXIED % "    gzip on;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.args) == (2, ["any"])
+    [finding] = run("G-proxied", PROXIED % "    gzip on;\n    gzip_proxied off;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (4, "set")
+
+
+def test_g_proxied_silent_when_set_or_not_proxying() -> None:
+    assert run("G-proxied", PROXIED % "    gzip on;\n    gzip_proxied any;") == []
+    assert run("G-proxied", SITE % "    gzip on;") == []
+
+
+WITH_STATIC_MODULE = HostFacts(modules=frozenset({"http_gzip_static_module"}), modules_known=True)
+
+
+def test_g_static_fires_when_the_module_is_built() -> None:
+    [finding] = run("G-static", SITE % "    gzip on;", WITH_STATIC_MODULE)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.args) == (2, "add", ["on"])
+
+
+def test_g_static_silent_without_module_or_when_on() -> None:
+    assert run("G-static", SITE % "    gzip on;") == []
+    assert run("G-static", SITE % "    gzip on;", HostFacts(modules_known=True)) == []
+    assert run("G-static", SITE % "    gzip_static on;", WITH_STATIC_MODULE) == []
+    assert run("G-static", PROXIED % "", WITH_STATIC_MODULE) == []
+
+
+def test_compression_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(
+        Category.COMPRESSION, PROXIED % "    gzip on;\n    gzip_types text/css;"
+    )

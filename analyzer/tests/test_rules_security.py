@@ -1,0 +1,164 @@
+"""Security hygiene rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+from nginx_fleet_analyzer.findings import Category
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+SITE = """events {}
+http {
+%s
+    server {
+        listen %s;
+%s
+    }
+}
+"""
+
+
+def site(http: str = "", listen: str = "80", server: str = "") -> str:
+    """A one-server config with extra text in http and server."""
+    return SITE % (http, listen, server)
+
+
+def test_x_tokens_fires_on_default_and_explicit_on() -> None:
+    [finding] = run("X-tokens", site())
+    assert finding.fix is not None
+    assert (finding.severity, finding.line, finding.fix.action) == ("info", 2, "add")
+    [finding] = run("X-tokens", site(server="        server_tokens on;"))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.args) == (6, "set", ["off"])
+
+
+def test_x_tokens_silent_when_off() -> None:
+    assert run("X-tokens", site(http="    server_tokens off;")) == []
+
+
+STATUS = "        location /nginx_status {\n            stub_status;\n%s\n        }"
+
+
+def test_x_status_open_fires_without_access_rules() -> None:
+    [finding] = run("X-status-open", site(server=STATUS % ""))
+    assert (finding.severity, finding.line) == ("warning", 6)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args) == (
+        "add",
+        "allow",
+        ["127.0.0.1"],
+    )
+
+
+def test_x_status_open_asks_for_deny_after_allow() -> None:
+    [finding] = run("X-status-open", site(server=STATUS % "            allow 10.0.0.0/8;"))
+    assert finding.fix is not None
+    assert (finding.fix.directive, finding.fix.args) == ("deny", ["all"])
+
+
+def test_x_status_open_silent_when_denied_or_loopback_only() -> None:
+    rules = "            allow 127.0.0.1;\n            deny all;"
+    assert run("X-status-open", site(server=STATUS % rules)) == []
+    assert run("X-status-open", site(listen="127.0.0.1:8080", server=STATUS % "")) == []
+    # Rules in the server apply to the location too.
+    inherited = "        allow 127.0.0.1;\n        deny all;\n" + STATUS % ""
+    assert run("X-status-open", site(server=inherited)) == []
+
+
+def test_x_add_header_inherit_fires_when_location_drops_server_headers() -> None:
+    server = (
+        "        add_header X-Frame-Options DENY;\n"
+        "        add_header X-Content-Type-Options nosniff;\n"
+        "        location /api/ {\n"
+        "            add_header Cache-Control no-store;\n"
+        "        }"
+    )
+    [finding] = run("X-add-header-inherit", site(server=server))
+    assert (finding.severity, finding.line) == ("warning", 9)
+    assert finding.evidence["dropped"] == ["X-Frame-Options", "X-Content-Type-Options"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.line) == (
+        "add",
+        ["X-Frame-Options", "DENY"],
+        8,
+    )
+    assert "X-Content-Type-Options" in finding.fix.note
+
+
+def test_x_add_header_inherit_silent_when_repeated_or_no_own_headers() -> None:
+    repeated = (
+        "        add_header X-Frame-Options DENY;\n"
+        "        location /api/ {\n"
+        "            add_header X-Frame-Options DENY;\n"
+        "            add_header Cache-Control no-store;\n"
+        "        }"
+    )
+    assert run("X-add-header-inherit", site(server=repeated)) == []
+    plain = (
+        "        add_header X-Frame-Options DENY;\n"
+        "        location /api/ {\n            root /srv;\n        }"
+    )
+    assert run("X-add-header-inherit", site(server=plain)) == []
+
+
+def test_x_alias_traversal_fires_on_missing_trailing_slash() -> None:
+    server = "        location /static {\n            alias /srv/static/;\n        }"
+    [finding] = run("X-alias-traversal", site(server=server))
+    assert (finding.severity, finding.line) == ("error", 6)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args) == (
+        "set",
+        "location",
+        ["/static/"],
+    )
+
+
+def test_x_alias_traversal_silent_on_safe_forms() -> None:
+    safe = "        location /static/ {\n            alias /srv/static/;\n        }"
+    assert run("X-alias-traversal", site(server=safe)) == []
+    no_slash = "        location /static {\n            alias /srv/static;\n        }"
+    assert run("X-alias-traversal", site(server=no_slash)) == []
+    regex = "        location ~ ^/img/(.*)$ {\n            alias /srv/img/$1;\n        }"
+    assert run("X-alias-traversal", site(server=regex)) == []
+
+
+PROXIED = "        location / {\n            proxy_pass http://app;\n%s\n        }"
+
+
+def test_x_host_spoof_fires_on_http_host() -> None:
+    server = PROXIED % "            proxy_set_header Host $http_host;"
+    [finding] = run("X-host-spoof", site(server=server))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.args) == (8, ["Host", "$host"])
+
+
+def test_x_host_spoof_silent_on_host() -> None:
+    server = PROXIED % (
+        "            proxy_set_header Host $host;\n            proxy_set_header X-Host $http_host;"
+    )
+    assert run("X-host-spoof", site(server=server)) == []
+
+
+def test_x_xss_header_fires_and_removes() -> None:
+    [finding] = run("X-xss-header", site(http='    add_header X-XSS-Protection "1; mode=block";'))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (3, "remove")
+
+
+def test_x_xss_header_silent_when_disabled() -> None:
+    assert run("X-xss-header", site(http='    add_header X-XSS-Protection "0";')) == []
+    assert run("X-xss-header", site(http="    add_header X-Frame-Options DENY;")) == []
+
+
+def test_x_autoindex_fires_on_and_silent_off() -> None:
+    on = "        location /files/ {\n            root /srv;\n            autoindex on;\n        }"
+    [finding] = run("X-autoindex", site(server=on))
+    assert (finding.severity, finding.line) == ("info", 8)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.line) == ("none", 8)
+    assert run("X-autoindex", site(server=on.replace("autoindex on", "autoindex off"))) == []
+
+
+def test_security_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(
+        Category.SECURITY, site(server=STATUS % "            allow 10.0.0.0/8;")
+    )

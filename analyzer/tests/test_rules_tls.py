@@ -1,0 +1,200 @@
+"""TLS rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+import pytest
+from nginx_fleet_analyzer.facts import HostFacts
+from nginx_fleet_analyzer.findings import Category
+from nginx_fleet_analyzer.rules.tls import weak_cipher_families
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+TLS = """events {}
+http {
+%s
+    server {
+        listen 443 ssl;
+        server_name example.com;
+%s
+    }
+}
+"""
+
+PLAIN = """events {}
+http {
+%s
+    server {
+        listen 80;
+        server_name example.com;
+%s
+    }
+}
+"""
+
+OLD = HostFacts(nginx_version=(1, 22, 1))
+NEW = HostFacts(nginx_version=(1, 25, 3))
+
+
+def test_s_protocols_fires_on_broken_versions() -> None:
+    [finding] = run("S-protocols", TLS % ("    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;", ""))
+    assert (finding.severity, finding.line) == ("error", 3)
+    assert finding.evidence["broken"] == ["TLSv1", "TLSv1.1"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args) == ("set", ["TLSv1.2", "TLSv1.3"])
+
+
+def test_s_protocols_default_is_broken_only_before_1_23_4() -> None:
+    [finding] = run("S-protocols", TLS % ("", ""), OLD)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.context) == (2, "add", "http")
+    assert run("S-protocols", TLS % ("", ""), HostFacts(nginx_version=(1, 23, 4))) == []
+    assert run("S-protocols", TLS % ("", "")) == []
+
+
+def test_s_protocols_silent_on_modern_list() -> None:
+    assert run("S-protocols", TLS % ("    ssl_protocols TLSv1.2 TLSv1.3;", ""), OLD) == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "weak"),
+    [
+        ("HIGH:!aNULL:!MD5", []),
+        ("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305", []),
+        ("HIGH:!aNULL:!MD5:RC4-SHA", ["RC4"]),
+        ("HIGH", ["aNULL"]),
+        ("ECDHE-RSA-DES-CBC3-SHA:HIGH:!aNULL", ["3DES"]),
+        ("ALL:!aNULL:!RC4:!3DES:!MD5", []),
+        ("EXP-RC4-MD5", ["EXPORT", "MD5", "RC4"]),
+        ("DEFAULT:eNULL", ["NULL"]),
+    ],
+)
+def test_weak_cipher_families(spec: str, weak: list[str]) -> None:
+    assert weak_cipher_families(spec) == weak
+
+
+def test_s_ciphers_fires_on_weak_list() -> None:
+    [finding] = run("S-ciphers", TLS % ("    ssl_ciphers HIGH:RC4:!MD5;", ""))
+    assert (finding.severity, finding.line) == ("error", 3)
+    assert finding.fix is not None
+    assert finding.fix.action == "set"
+    assert "ECDHE-RSA-AES128-GCM-SHA256" in finding.fix.args[0]
+
+
+def test_s_ciphers_silent_on_nginx_default_list() -> None:
+    assert run("S-ciphers", TLS % ("    ssl_ciphers HIGH:!aNULL:!MD5;", "")) == []
+
+
+def test_s_session_cache_fires_on_tls_server_without_cache() -> None:
+    [finding] = run("S-session-cache", TLS % ("", ""))
+    assert (finding.severity, finding.line) == ("warning", 2)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args) == ("add", ["shared:SSL:10m"])
+    [finding] = run("S-session-cache", TLS % ("", "        ssl_session_cache none;"))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (7, "set")
+
+
+def test_s_session_cache_silent_with_cache_or_without_tls() -> None:
+    assert run("S-session-cache", TLS % ("    ssl_session_cache shared:SSL:10m;", "")) == []
+    assert run("S-session-cache", PLAIN % ("", "")) == []
+
+
+def test_s_session_timeout_fires_at_5m_default() -> None:
+    [finding] = run("S-session-timeout", TLS % ("    ssl_session_cache shared:SSL:10m;", ""))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.args) == (2, "add", ["1d"])
+    text = TLS % ("    ssl_session_cache shared:SSL:10m;\n    ssl_session_timeout 5m;", "")
+    [finding] = run("S-session-timeout", text)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (4, "set")
+
+
+def test_s_session_timeout_silent_without_cache_or_with_longer_timeout() -> None:
+    assert run("S-session-timeout", TLS % ("", "")) == []
+    text = TLS % ("    ssl_session_cache shared:SSL:10m;\n    ssl_session_timeout 1d;", "")
+    assert run("S-session-timeout", text) == []
+
+
+def test_s_tickets_fires_on_default_tickets_without_key() -> None:
+    [finding] = run("S-tickets", TLS % ("", ""))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.args) == (2, "add", ["off"])
+
+
+def test_s_tickets_silent_when_off_or_keyed() -> None:
+    assert run("S-tickets", TLS % ("    ssl_session_tickets off;", "")) == []
+    keyed = "        ssl_session_ticket_key /etc/nginx/ticket.key;"
+    assert run("S-tickets", TLS % ("", keyed)) == []
+
+
+def test_s_http2_uses_the_listen_parameter_before_1_25_1() -> None:
+    [finding] = run("S-http2", TLS % ("", ""), OLD)
+    assert (finding.severity, finding.line) == ("info", 5)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args) == (
+        "set",
+        "listen",
+        ["443", "ssl", "http2"],
+    )
+
+
+def test_s_http2_uses_the_http2_directive_from_1_25_1() -> None:
+    [finding] = run("S-http2", TLS % ("", ""), NEW)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args, finding.fix.line) == (
+        "add",
+        "http2",
+        ["on"],
+        4,
+    )
+    [finding] = run("S-http2", TLS % ("", ""))
+    assert finding.fix is not None
+    assert finding.fix.action == "none"
+
+
+def test_s_http2_silent_when_enabled_or_unavailable() -> None:
+    assert run("S-http2", (TLS % ("", "")).replace("443 ssl", "443 ssl http2"), OLD) == []
+    assert run("S-http2", TLS % ("", "        http2 on;"), NEW) == []
+    assert run("S-http2", PLAIN % ("", ""), NEW) == []
+    no_h2 = HostFacts(nginx_version=(1, 22, 1), modules_known=True)
+    assert run("S-http2", TLS % ("", ""), no_h2) == []
+
+
+def test_s_http2_listen_parameter_covers_every_server_on_the_socket() -> None:
+    text = TLS % ("    server {\n        listen 443 ssl http2;\n    }", "")
+    assert run("S-http2", text, OLD) == []
+
+
+def test_s_stapling_fires_without_resolver() -> None:
+    [finding] = run("S-stapling", TLS % ("", "        ssl_stapling on;"))
+    assert (finding.severity, finding.line) == ("warning", 7)
+    assert finding.fix is not None
+    assert finding.fix.action == "remove"
+
+
+def test_s_stapling_silent_with_resolver_or_off() -> None:
+    assert run("S-stapling", TLS % ("    resolver 127.0.0.53;", "        ssl_stapling on;")) == []
+    assert run("S-stapling", TLS % ("", "        ssl_stapling off;")) == []
+
+
+def test_s_hsts_fires_and_adds_where_the_header_list_lives() -> None:
+    [finding] = run("S-hsts", TLS % ("", ""))
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.line, finding.fix.context) == (4, 4, "server example.com")
+    [finding] = run("S-hsts", TLS % ("    add_header X-Frame-Options DENY;", ""))
+    assert finding.fix is not None
+    # The server inherits http's add_header list: a header added in the server would drop it.
+    assert (finding.fix.line, finding.fix.context) == (2, "http")
+    assert finding.fix.args[0] == "Strict-Transport-Security"
+
+
+def test_s_hsts_silent_when_sent_or_plain_http() -> None:
+    hsts = '        add_header Strict-Transport-Security "max-age=63072000" always;'
+    assert run("S-hsts", TLS % ("", hsts)) == []
+    assert run("S-hsts", PLAIN % ("", "")) == []
+
+
+def test_tls_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(
+        Category.TLS, TLS % ("    ssl_session_cache shared:SSL:1m;", "        ssl_stapling on;")
+    )

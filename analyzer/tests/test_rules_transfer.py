@@ -1,0 +1,137 @@
+"""Transfer and file rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+from nginx_fleet_analyzer.findings import Category
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+STATIC = """events {}
+http {
+%s
+    server {
+        listen 80;
+        root /srv/www;
+        location / {
+            try_files $uri $uri/ =404;
+        }
+    }
+}
+"""
+
+PROXY_ONLY = """events {}
+http {
+%s
+    server {
+        listen 80;
+        root /srv/www;
+        location / {
+            proxy_pass http://127.0.0.1:9000;
+        }
+    }
+}
+"""
+
+
+def test_t_sendfile_fires_on_static_server_with_default() -> None:
+    [finding] = run("T-sendfile", STATIC % "")
+    assert (finding.severity, finding.line) == ("warning", 2)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.context) == ("add", ["on"], "http")
+    assert "tcp_nopush on" in finding.fix.note
+
+
+def test_t_sendfile_fires_on_explicit_off() -> None:
+    [finding] = run("T-sendfile", STATIC % "    sendfile off;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (3, "set")
+
+
+def test_t_sendfile_silent_when_on_or_only_proxying() -> None:
+    assert run("T-sendfile", STATIC % "    sendfile on;") == []
+    assert run("T-sendfile", PROXY_ONLY % "") == []
+
+
+def test_t_nodelay_fires_on_off_and_removes_it() -> None:
+    [finding] = run("T-nodelay", STATIC % "    tcp_nodelay off;")
+    assert (finding.severity, finding.line) == ("info", 3)
+    assert finding.fix is not None
+    assert finding.fix.action == "remove"
+
+
+def test_t_nodelay_silent_on_default_or_on() -> None:
+    assert run("T-nodelay", STATIC % "") == []
+    assert run("T-nodelay", STATIC % "    tcp_nodelay on;") == []
+
+
+def test_t_open_file_cache_fires_on_static_serving() -> None:
+    [finding] = run("T-open-file-cache", STATIC % "    sendfile on;")
+    assert finding.line == 2
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args) == ("add", ["max=10000", "inactive=30s"])
+    assert "open_file_cache_min_uses 2" in finding.fix.note
+    [finding] = run("T-open-file-cache", STATIC % "    open_file_cache off;")
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action) == (3, "set")
+
+
+def test_t_open_file_cache_silent_when_set_or_not_static() -> None:
+    assert run("T-open-file-cache", STATIC % "    open_file_cache max=1000;") == []
+    assert run("T-open-file-cache", PROXY_ONLY % "") == []
+
+
+ASSETS = """events {}
+http {
+    server {
+        listen 80;
+        root /srv/www;
+        location ~* \\.(css|js|woff2|png)$ {
+%s
+        }
+        location /api/ {
+            proxy_pass http://127.0.0.1:9000;
+        }
+    }
+}
+"""
+
+
+def test_t_static_expiry_fires_on_asset_location_without_caching() -> None:
+    [finding] = run("T-static-expiry", ASSETS % "            access_log off;")
+    assert (finding.severity, finding.line) == ("warning", 6)
+    assert finding.evidence["types"] == ["css", "js", "woff2", "png"]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args) == (
+        "add",
+        "expires",
+        ["30d"],
+    )
+
+
+def test_t_static_expiry_fires_on_static_prefix() -> None:
+    text = (
+        "events {}\nhttp {\n    server {\n"
+        "        location /static/ {\n            root /srv;\n        }\n    }\n}\n"
+    )
+    [finding] = run("T-static-expiry", text)
+    assert finding.line == 4
+
+
+def test_t_static_expiry_silent_with_expires_or_cache_control() -> None:
+    assert run("T-static-expiry", ASSETS % "            expires 1y;") == []
+    header = '            add_header Cache-Control "public, max-age=86400";'
+    assert run("T-static-expiry", ASSETS % header) == []
+    # Inherited from the server block.
+    inherited = ASSETS.replace("root /srv/www;", "root /srv/www;\n        expires 7d;")
+    assert run("T-static-expiry", inherited % "") == []
+
+
+def test_t_static_expiry_silent_on_proxied_assets() -> None:
+    text = ASSETS % "            proxy_pass http://127.0.0.1:9000;"
+    assert run("T-static-expiry", text) == []
+
+
+def test_transfer_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(
+        Category.TRANSFER, (STATIC % "    sendfile off;") + ASSETS % ""
+    )

@@ -1,0 +1,205 @@
+"""Workers and connections rules: each fires on its case and stays silent on a look-alike."""
+
+from __future__ import annotations
+
+from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
+from nginx_fleet_analyzer.findings import Category
+
+from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
+
+FOUR_CPUS = HostFacts(cpu_count=4)
+
+
+def test_w_processes_fires_on_fixed_count_below_cores() -> None:
+    text = "worker_processes 2;\nevents {}\n"
+    [finding] = run("W-processes", text, FOUR_CPUS)
+    assert (finding.rule, finding.severity, finding.line) == ("W-processes", "warning", 1)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args, finding.fix.line) == ("set", ["auto"], 1)
+    assert finding.evidence["cpu_count"] == 4
+    assert finding.doc_url.endswith("ngx_core_module.html#worker_processes")
+
+
+def test_w_processes_fires_on_default_single_worker() -> None:
+    [finding] = run("W-processes", "user www-data;\nevents {}\n", FOUR_CPUS)
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "main")
+    assert finding.evidence["default_used"] is True
+
+
+def test_w_processes_silent_on_auto_or_enough_or_no_facts() -> None:
+    assert run("W-processes", "worker_processes auto;\nevents {}\n", FOUR_CPUS) == []
+    assert run("W-processes", "worker_processes 4;\nevents {}\n", FOUR_CPUS) == []
+    assert run("W-processes", "worker_processes 2;\nevents {}\n") == []
+
+
+def test_w_connections_fires_on_small_limit_with_several_cores() -> None:
+    text = "events {\n    worker_connections 768;\n}\n"
+    [finding] = run("W-connections", text, FOUR_CPUS)
+    assert finding.line == 2
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args) == ("set", ["4096"])
+
+
+def test_w_connections_uses_the_512_default_and_the_peak() -> None:
+    text = "worker_processes 1;\nevents {\n}\n"
+    metrics = MetricsWindow(peak_active=300)
+    [finding] = run("W-connections", text, metrics=metrics)
+    assert finding.line == 2
+    assert finding.evidence["worker_connections"] == 512
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context, finding.fix.args) == (
+        "add",
+        "events",
+        ["4096"],
+    )
+
+
+def test_w_connections_silent_when_capacity_is_enough() -> None:
+    text = "worker_processes 1;\nevents {\n    worker_connections 4096;\n}\n"
+    assert run("W-connections", text, FOUR_CPUS, MetricsWindow(peak_active=300)) == []
+    # Single core, 512 slots, small peak: nothing to gain.
+    assert (
+        run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(peak_active=20))
+        == []
+    )
+    assert run("W-connections", "events {}\n") == []
+
+
+def test_w_nofile_fires_when_missing_and_is_an_error_with_drops() -> None:
+    text = "worker_processes auto;\nevents {\n    worker_connections 4096;\n}\n"
+    [finding] = run("W-nofile", text)
+    assert finding.severity == "warning"
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.directive, finding.fix.args, finding.fix.context) == (
+        "add",
+        "worker_rlimit_nofile",
+        ["65535"],
+        "main",
+    )
+    drops = MetricsWindow(accepts_delta=1000, handled_delta=900)
+    [finding] = run("W-nofile", text, metrics=drops)
+    assert finding.severity == "error"
+    assert finding.evidence["drops"] == 100
+
+
+def test_w_nofile_fires_on_low_configured_or_real_limit() -> None:
+    text = "worker_rlimit_nofile 2048;\nevents {\n    worker_connections 4096;\n}\n"
+    [finding] = run("W-nofile", text)
+    assert finding.line == 1
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.args) == ("set", ["65535"])
+    text = "events {\n    worker_connections 4096;\n}\n"
+    [finding] = run("W-nofile", text, HostFacts(worker_nofile_limit=1024))
+    assert finding.evidence["worker_max_open_files"] == 1024
+
+
+def test_w_nofile_silent_when_limits_cover_connections() -> None:
+    text = "worker_rlimit_nofile 65535;\nevents {\n    worker_connections 4096;\n}\n"
+    assert run("W-nofile", text) == []
+    text = "events {\n    worker_connections 512;\n}\n"
+    assert run("W-nofile", text, HostFacts(worker_nofile_limit=65535)) == []
+
+
+def test_w_drops_names_worker_connections_when_it_binds() -> None:
+    text = "worker_rlimit_nofile 65535;\nevents {\n    worker_connections 16;\n}\n"
+    metrics = MetricsWindow(accepts_delta=124070, handled_delta=34686)
+    [finding] = run("W-drops", text, metrics=metrics)
+    assert (finding.severity, finding.line) == ("error", 3)
+    assert finding.evidence["binding_limit"] == "worker_connections"
+    assert finding.evidence["drops"] == 124070 - 34686
+    assert finding.fix is not None
+    assert (finding.fix.directive, finding.fix.action) == ("worker_connections", "set")
+
+
+def test_w_drops_names_the_fd_limit_when_it_binds() -> None:
+    text = "events {\n    worker_connections 4096;\n}\n"
+    metrics = MetricsWindow(accepts_delta=500, handled_delta=400)
+    [finding] = run("W-drops", text, HostFacts(worker_nofile_limit=1024), metrics)
+    assert finding.evidence["binding_limit"] == "worker_rlimit_nofile"
+    assert finding.fix is not None
+    assert (finding.fix.directive, finding.fix.args) == ("worker_rlimit_nofile", ["65535"])
+
+
+def test_w_drops_silent_without_drops_or_metrics() -> None:
+    text = "events {\n    worker_connections 16;\n}\n"
+    assert run("W-drops", text, metrics=MetricsWindow(accepts_delta=50, handled_delta=50)) == []
+    assert run("W-drops", text) == []
+
+
+def test_w_epoll_notes_the_line_without_recommending_it() -> None:
+    [finding] = run("W-epoll", "events {\n    use epoll;\n}\n")
+    assert (finding.severity, finding.line) == ("info", 2)
+    assert finding.fix is not None
+    assert finding.fix.action == "none"
+
+
+def test_w_epoll_silent_when_absent_or_other_method() -> None:
+    assert run("W-epoll", "events {\n    # use epoll;\n    use poll;\n}\n") == []
+    # Never recommend adding it.
+    assert run("W-epoll", "events {}\n", FOUR_CPUS) == []
+
+
+MULTI_ACCEPT = """worker_processes 4;
+events {
+    multi_accept on;
+}
+http {
+    server {
+        listen 80%s;
+    }
+}
+"""
+
+
+def test_w_multi_accept_fires_without_reuseport() -> None:
+    [finding] = run("W-multi-accept", MULTI_ACCEPT % "")
+    assert finding.line == 3
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.line, finding.fix.args) == (
+        "set",
+        7,
+        ["80", "reuseport"],
+    )
+
+
+def test_w_multi_accept_silent_with_reuseport_or_one_worker() -> None:
+    assert run("W-multi-accept", MULTI_ACCEPT % " reuseport") == []
+    assert (
+        run(
+            "W-multi-accept",
+            (MULTI_ACCEPT % "").replace("worker_processes 4", "worker_processes 1"),
+        )
+        == []
+    )
+
+
+BACKLOG = """http {
+    server {
+        listen 80%s;
+    }
+}
+"""
+
+
+def test_w_backlog_fires_on_listen_overflows() -> None:
+    metrics = MetricsWindow(listen_overflows_delta=120, listen_drops_delta=120)
+    [finding] = run("W-backlog", BACKLOG % "", HostFacts(somaxconn=4096), metrics)
+    assert (finding.severity, finding.line) == ("warning", 3)
+    assert finding.evidence["backlog"] == 511
+    assert finding.fix is not None
+    assert finding.fix.args == ["80", "backlog=4096"]
+    [finding] = run("W-backlog", BACKLOG % " backlog=4096", metrics=metrics)
+    assert finding.fix is not None
+    assert finding.fix.args == ["80", "backlog=8192"]
+    assert "somaxconn >= 8192" in finding.fix.note
+
+
+def test_w_backlog_silent_without_overflows() -> None:
+    quiet = MetricsWindow(listen_overflows_delta=0, listen_drops_delta=0)
+    assert run("W-backlog", BACKLOG % "", metrics=quiet) == []
+    assert run("W-backlog", BACKLOG % "") == []
+
+
+def test_workers_rules_survive_directives_without_arguments() -> None:
+    assert_rules_survive_directives_without_arguments(Category.WORKERS, MULTI_ACCEPT % "")
