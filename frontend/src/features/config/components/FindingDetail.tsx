@@ -44,7 +44,7 @@ function MutedNote({ ack }: { ack: Ack | undefined }) {
   if (!ack) return <p className="muted-note">Muted.</p>;
   const scope = [
     ack.host_id === null ? "whole fleet" : "this host",
-    ack.finding_key === null ? "every finding of the rule" : "this finding, wherever its line moves",
+    ack.finding_key === null ? "every finding of the rule" : "this finding",
   ];
   return (
     <p className="muted-note">
