@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 import sqlalchemy as sa
@@ -64,9 +65,25 @@ def legacy_key(finding: EngineFinding) -> str:
     return f"{finding.rule}@{finding.file}:{finding.line}"
 
 
+def stored_facts(data: Mapping[str, Any]) -> HostFacts:
+    """The facts an analysis ran with, from their stored form (AnalysisInputs.to_dict).
+
+    That form is the dataclass's own fields with lists for tuples and sets, not the agent's
+    facts object that HostFacts.from_dict reads."""
+    values: dict[str, Any] = {}
+    for spec in fields(HostFacts):
+        if spec.name not in data:
+            continue
+        value = data[spec.name]
+        if isinstance(value, list):
+            value = frozenset(value) if isinstance(spec.default, frozenset) else tuple(value)
+        values[spec.name] = value
+    return HostFacts(**values)
+
+
 def _rerun(dump: str, inputs: Mapping[str, Any] | None) -> list[EngineFinding]:
     stored = inputs or {}
-    facts = HostFacts.from_dict(stored["facts"]) if stored.get("facts") else None
+    facts = stored_facts(stored["facts"]) if stored.get("facts") else None
     metrics = MetricsWindow.from_dict(stored["metrics"]) if stored.get("metrics") else None
     return analyze(parse_dump(dump), facts, metrics).findings
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import hashlib
 
+from alembic import command
 from app.configs import analyzer, service
+from app.configs.inputs import AnalysisInputs
 from app.core.db import get_engine, utcnow
 from app.findings.models import Ack, Finding
-from app.findings.rekey import rekey_findings_and_acks
+from app.findings.rekey import rekey_findings_and_acks, stored_facts
 from app.hosts.models import Host
 from fastapi.testclient import TestClient
+from nginx_fleet_analyzer.facts import HostFacts
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from tests.configs.factories import host_with_config, set_facts
+from tests.conftest import alembic_config
 
 HEADER = "# configuration file /etc/nginx/nginx.conf:\n"
 SITE = """\
@@ -198,3 +202,35 @@ def test_old_line_keys_of_findings_and_acks_are_moved_to_the_new_keys(
     # The re-keyed ack keeps muting after an edit above it, as a new ack would.
     _push(db_session, host_id, "user www-data;\n" + SITE)
     assert _autoindex(operator_client, host_id)[0]["muted"] is True
+
+
+def test_the_facts_an_analysis_ran_with_are_read_back_as_they_were() -> None:
+    facts = HostFacts(
+        nginx_version=(1, 22, 1),
+        cpu_count=4,
+        modules=frozenset({"http_ssl_module", "stream"}),
+        modules_known=True,
+        worker_nofile_limit=65536,
+    )
+    stored = AnalysisInputs(facts=facts, metrics=None).to_dict()["facts"]
+    assert stored_facts(stored) == facts
+
+
+def test_the_migration_moves_acks_of_a_database_from_before_it(
+    operator_client: TestClient, db_session: Session, database_url: str
+) -> None:
+    host_id = _host(db_session)
+    _make_legacy(db_session)
+    host_ack = _ack(db_session, "X-autoindex", host_id, "X-autoindex@/etc/nginx/nginx.conf:12")
+    db_session.close()
+    config = alembic_config(database_url)
+    try:
+        command.downgrade(config, "0003_auth_hardening")
+        command.upgrade(config, "head")
+    finally:
+        command.upgrade(config, "head")
+    assert db_session.get(Ack, host_ack) is not None
+    assert db_session.scalars(select(Ack.finding_key)).one() == FILES_KEY
+    [found] = _autoindex(operator_client, host_id)
+    assert found["key"] == FILES_KEY and found["muted"] is True
+    assert found["directive"] == "autoindex"
