@@ -13,6 +13,7 @@ so a finding about one header is not confused with one about the next header.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -80,12 +81,13 @@ def _server_name(server: Directive) -> str:
 def _server_labels(servers: list[Directive]) -> list[str]:
     """Labels of sibling servers: the name, the listen when the name is missing or shared."""
     names = [_server_name(server) for server in servers]
+    uses = Counter(names)
     labels = []
     for server, name in zip(servers, names, strict=True):
         listen = _first_listen(server)
         if not name:
             labels.append(f"listen {listen}" if listen else "")
-        elif names.count(name) > 1 and listen:
+        elif uses[name] > 1 and listen:
             labels.append(f"{name} listen {listen}")
         else:
             labels.append(name)
