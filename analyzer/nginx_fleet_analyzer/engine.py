@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from nginx_fleet_analyzer import anchors
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
-from nginx_fleet_analyzer.findings import Finding
+from nginx_fleet_analyzer.findings import Finding, number_alike
 from nginx_fleet_analyzer.model import ParsedConfig
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules
 from nginx_fleet_analyzer.scoring import Muted, Score, score
@@ -65,10 +66,12 @@ def analyze(
     context = RuleContext(config=config, facts=facts, metrics=metrics)
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
-    for check in rules if rules is not None else all_rules():
-        found, failure = _run(check, context)
-        findings.extend(found)
-        if failure is not None:
-            failures.append(failure)
+    with anchors.memo():
+        for check in rules if rules is not None else all_rules():
+            found, failure = _run(check, context)
+            findings.extend(found)
+            if failure is not None:
+                failures.append(failure)
     findings.sort(key=lambda f: (f.file, f.line, f.rule))
+    findings = number_alike(findings)
     return Report(findings=findings, score=score(findings, muted), failures=failures)

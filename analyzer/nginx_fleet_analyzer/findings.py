@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -63,7 +65,13 @@ class Fix:
 
 @dataclass(slots=True, frozen=True)
 class Finding:
-    """One problem at one place, with the figures that show it and the fix."""
+    """One problem at one place, with the figures that show it and the fix.
+
+    `place` is the block path of the directive the finding is about and `directive` that
+    directive as the path's last step (see anchors.py); with the rule and the file they make
+    the key that mutes it, which unlike `line` survives edits elsewhere in the file.
+    `ordinal` tells apart findings of one rule about one directive (1, 2, ... in report order).
+    """
 
     rule: str
     severity: Severity
@@ -74,11 +82,21 @@ class Finding:
     evidence: dict[str, object] = field(default_factory=dict)
     fix: Fix | None = None
     doc_url: str = ""
+    place: str = ""
+    directive: str = ""
+    ordinal: int = 1
 
     @property
     def key(self) -> str:
-        """Stable identity used to mute one finding: rule, file and line."""
-        return f"{self.rule}@{self.file}:{self.line}"
+        """Identity used to mute one finding: rule, file, block path and directive (no line).
+
+        E.g. `S-protocols@/etc/nginx/nginx.conf:http/server[example.com]/ssl_protocols`;
+        `~2` is appended to the second finding of a rule about one directive. A finding placed
+        by file alone (a syntax error) is `rule@file`.
+        """
+        anchor = "/".join(part for part in (self.place, self.directive) if part)
+        key = f"{self.rule}@{self.file}:{anchor}" if anchor else f"{self.rule}@{self.file}"
+        return f"{key}~{self.ordinal}" if self.ordinal > 1 else key
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form."""
@@ -92,5 +110,19 @@ class Finding:
             "evidence": dict(self.evidence),
             "fix": self.fix.to_dict() if self.fix is not None else None,
             "doc_url": self.doc_url,
+            "place": self.place,
+            "directive": self.directive,
             "key": self.key,
         }
+
+
+def number_alike(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings with ordinals that make their keys unique, counted in the given order."""
+    seen: Counter[str] = Counter()
+    numbered = []
+    for finding in findings:
+        base = replace(finding, ordinal=1) if finding.ordinal != 1 else finding
+        seen[base.key] += 1
+        count = seen[base.key]
+        numbered.append(replace(base, ordinal=count) if count > 1 else base)
+    return numbered

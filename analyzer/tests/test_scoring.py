@@ -7,7 +7,7 @@ from nginx_fleet_analyzer.scoring import score
 
 
 def finding(rule: str, severity: Severity, category: Category, line: int = 1) -> Finding:
-    return Finding(rule, severity, category, "nginx.conf", line, "m")
+    return Finding(rule, severity, category, "nginx.conf", line, "m", directive=f"d{line}")
 
 
 def test_clean_config_scores_100_everywhere() -> None:
@@ -35,6 +35,6 @@ def test_muted_findings_do_not_count() -> None:
         finding("V-args", Severity.ERROR, Category.VALIDITY, 3),
         finding("X-tokens", Severity.INFO, Category.SECURITY, 4),
     ]
-    assert score(items, muted={"V-args@nginx.conf:3"}).categories["validity"] == 100
+    assert score(items, muted={"V-args@nginx.conf:d3"}).categories["validity"] == 100
     assert score(items, muted={"X-tokens"}).categories["security"] == 100
     assert score(items, muted=lambda f: f.severity == "error").overall == score(items[1:]).overall

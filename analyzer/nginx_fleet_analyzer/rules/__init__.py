@@ -11,6 +11,7 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from nginx_fleet_analyzer.anchors import block_path, segment
 from nginx_fleet_analyzer.directives import doc_url
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow, Version
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
@@ -55,7 +56,10 @@ class Rule:
         directive: str | None = None,
         severity: Severity | None = None,
     ) -> Finding:
-        """A finding of this rule placed at `at` (or at file/line), linking `directive`'s docs."""
+        """A finding of this rule about `at` (or at file/line), linking `directive`'s docs.
+
+        `at` is the directive (or block) where the fix belongs: its block path and name make
+        the finding's key, so a mute survives edits elsewhere."""
         return Finding(
             rule=self.id,
             severity=severity or self.severity,
@@ -66,6 +70,8 @@ class Rule:
             evidence=evidence or {},
             fix=fix,
             doc_url=doc_url(directive or (at.name if at is not None else "")),
+            place=block_path(at) if at is not None else "",
+            directive=segment(at) if at is not None else "",
         )
 
 

@@ -90,6 +90,8 @@ def _finding_rows(report: Report, analysis: ConfigAnalysis) -> list[Finding]:
             analysis_id=analysis.id,
             host_id=analysis.host_id,
             key=f.key,
+            place=f.place,
+            directive=f.directive,
             rule=f.rule,
             severity=str(f.severity),
             category=str(f.category),
@@ -130,7 +132,8 @@ def _fill(
         else None
     )
     acks = active_acks(session=session, now=now, host_ids=[analysis.host_id])
-    apply_tally(analysis, tally(result.findings, host_id=analysis.host_id, acks=acks))
+    keyed = [(f.key, f) for f in result.findings]
+    apply_tally(analysis, tally(keyed, host_id=analysis.host_id, acks=acks))
     session.flush()
     session.add_all(_finding_rows(result, analysis))
 

@@ -69,6 +69,8 @@ def _analysis_read(session: Session, analysis: ConfigAnalysis, now: datetime) ->
                 category=row.category,
                 file=row.file,
                 line=row.line,
+                place=row.place,
+                directive=row.directive,
                 message=row.message,
                 evidence=row.evidence,
                 fix=row.fix,

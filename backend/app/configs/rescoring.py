@@ -26,10 +26,14 @@ class Tally:
     counts: dict[str, int]
 
 
-def tally(findings: Iterable[engine.Finding], *, host_id: int, acks: Sequence[Ack]) -> Tally:
-    """Score and count the findings of one host, leaving out those an ack mutes."""
+def tally(
+    findings: Iterable[tuple[str, engine.Finding]], *, host_id: int, acks: Sequence[Ack]
+) -> Tally:
+    """Score and count the (key, finding) pairs of one host, leaving out those an ack mutes."""
     counted = [
-        f for f in findings if matching_ack(acks, host_id=host_id, rule=f.rule, key=f.key) is None
+        f
+        for key, f in findings
+        if matching_ack(acks, host_id=host_id, rule=f.rule, key=key) is None
     ]
     by_severity = Counter(str(f.severity) for f in counted)
     return Tally(
@@ -39,7 +43,7 @@ def tally(findings: Iterable[engine.Finding], *, host_id: int, acks: Sequence[Ac
 
 
 def as_engine_finding(row: Finding) -> engine.Finding:
-    """The engine's view of a stored finding: enough to score it and to match acks."""
+    """The engine's view of a stored finding: enough to score it (its key is the row's)."""
     return engine.Finding(
         rule=row.rule,
         severity=Severity(row.severity),
@@ -88,6 +92,6 @@ def rescore_latest(*, session: Session, host_ids: Sequence[int] | None, now: dat
     ):
         rows_by_analysis[row.analysis_id].append(row)
     for analysis in analyses:
-        findings = [as_engine_finding(row) for row in rows_by_analysis[analysis.id]]
+        findings = [(row.key, as_engine_finding(row)) for row in rows_by_analysis[analysis.id]]
         apply_tally(analysis, tally(findings, host_id=analysis.host_id, acks=acks))
     return len(analyses)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.findings.schemas import SeverityName
 
@@ -44,6 +44,10 @@ class FindingRead(BaseModel):
     category: str
     file: str
     line: int
+    place: str = Field(
+        description="block path of the directive, e.g. http/server[example.com]/location[/]"
+    )
+    directive: str = Field(description="the directive the finding is about, last step of the path")
     message: str
     evidence: dict[str, Any]
     fix: dict[str, Any] | None

@@ -22,7 +22,8 @@ class Ack(Base):
     host_id: Mapped[int | None] = mapped_column(
         ForeignKey("hosts.id", ondelete="CASCADE"), index=True
     )
-    # None: every finding of the rule in scope; else one finding's key (rule@file:line).
+    # None: every finding of the rule in scope; else one finding's key: rule, file, block path
+    # and directive (rule@file:place/directive, see the engine's Finding.key), no line number.
     finding_key: Mapped[str | None] = mapped_column(String(1200))
     reason: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(String(150))
@@ -44,6 +45,9 @@ class Finding(Base):
     )
     host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(String(1200))
+    # Block path and directive the finding is about (they make the key); '' when none.
+    place: Mapped[str] = mapped_column(String(1200), default="", server_default="")
+    directive: Mapped[str] = mapped_column(String(300), default="", server_default="")
     rule: Mapped[str] = mapped_column(String(64), index=True)
     severity: Mapped[str] = mapped_column(String(16))
     category: Mapped[str] = mapped_column(String(32))

@@ -42,7 +42,7 @@ def create_ack(*, session: Session, body: AckCreate, actor: User, now: datetime)
     if body.finding_key is not None and not body.finding_key.startswith(f"{body.rule}@"):
         raise InvalidInputError(
             f"finding_key {body.finding_key!r} is not a finding of rule {body.rule} "
-            f"(keys look like {body.rule}@/etc/nginx/nginx.conf:12)"
+            f"(keys look like {body.rule}@/etc/nginx/nginx.conf:http/server[example.com]/listen)"
         )
     if body.expires_at is not None and body.expires_at.tzinfo is None:
         raise InvalidInputError("expires_at needs a time zone, e.g. 2026-12-01T00:00:00Z")

@@ -36,7 +36,8 @@ def test_config_of_an_analysed_host(viewer_client: TestClient, db_session: Sessi
     assert set(analysis["categories"]) >= {"workers", "validity", "tls"}
     found = next(f for f in analysis["findings"] if f["rule"] == "W-connections")
     assert found["line"] == WORKER_CONNECTIONS_LINE
-    assert found["key"] == f"W-connections@/etc/nginx/nginx.conf:{WORKER_CONNECTIONS_LINE}"
+    assert found["key"] == "W-connections@/etc/nginx/nginx.conf:events/worker_connections"
+    assert (found["place"], found["directive"]) == ("events", "worker_connections")
     assert found["fix"]["directive"] == "worker_connections"
     assert found["evidence"]["cpu_count"] == 4
     assert found["doc_url"].startswith("https://nginx.org/")

@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tests.configs.factories import WORKER_CONNECTIONS_LINE, host_with_config, set_facts
+from tests.configs.factories import host_with_config, set_facts
 
-W_CONNECTIONS_KEY = f"W-connections@/etc/nginx/nginx.conf:{WORKER_CONNECTIONS_LINE}"
+W_CONNECTIONS_KEY = "W-connections@/etc/nginx/nginx.conf:events/worker_connections"
 
 
 def analysed_host(session: Session, hostname: str = "web-1") -> tuple[int, int]:

@@ -763,6 +763,16 @@ export interface components {
             file: string;
             /** Line */
             line: number;
+            /**
+             * Place
+             * @description block path of the directive, e.g. http/server[example.com]/location[/]
+             */
+            place: string;
+            /**
+             * Directive
+             * @description the directive the finding is about, last step of the path
+             */
+            directive: string;
             /** Message */
             message: string;
             /** Evidence */

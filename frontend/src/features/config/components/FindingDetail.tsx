@@ -4,6 +4,7 @@ import { formatDateTime } from "../../../lib/format";
 import { useDeleteAck } from "../api/acks";
 import type { Ack, Finding, FindingFix } from "../api/types";
 import { readFix } from "../utils/fix";
+import { describePlace } from "../utils/place";
 import { AckForm } from "./AckForm";
 import { SeverityBadge } from "./SeverityBadge";
 
@@ -58,6 +59,7 @@ export function FindingDetail({ finding, hostId, ack, canAcknowledge }: FindingD
   const unmute = useDeleteAck();
   const evidence = Object.entries(finding.evidence);
   const fix = readFix(finding.fix);
+  const where = describePlace(finding.place);
   return (
     <article className={`finding-detail severity-border-${finding.severity}`} aria-label="selected finding">
       <header className="finding-detail-head">
@@ -67,6 +69,11 @@ export function FindingDetail({ finding, hostId, ack, canAcknowledge }: FindingD
           {baseName(finding.file)}:{finding.line}
         </span>
       </header>
+      {where ? (
+        <p className="finding-place" aria-label="place">
+          in <code>{where}</code>
+        </p>
+      ) : null}
       <p className="finding-message">{finding.message}</p>
       {evidence.length ? (
         <dl className="evidence" aria-label="evidence">

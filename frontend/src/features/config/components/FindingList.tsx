@@ -2,6 +2,7 @@
 import type { CategoryGroup, FindingFilter } from "../utils/findings";
 import { SEVERITIES } from "../utils/findings";
 import type { Finding, Severity } from "../api/types";
+import { describePlace } from "../utils/place";
 import { SeverityBadge } from "./SeverityBadge";
 
 interface FindingListProps {
@@ -71,6 +72,7 @@ export function FindingList({
                   className={`finding-row${finding.key === selectedKey ? " selected" : ""}${finding.muted ? " is-muted" : ""}`}
                   aria-current={finding.key === selectedKey ? "true" : undefined}
                   onClick={() => onSelect(finding)}
+                  title={finding.place ? `in ${describePlace(finding.place)}` : undefined}
                 >
                   <SeverityBadge severity={finding.severity} />
                   <span className="finding-rule">{finding.rule}</span>

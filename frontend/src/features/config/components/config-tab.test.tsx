@@ -50,6 +50,25 @@ describe("config tab", () => {
     );
   });
 
+  it("says in which blocks a finding is", async () => {
+    const nested = finding({
+      id: 3,
+      rule: "X-autoindex",
+      category: "security",
+      line: 5,
+      place: "http/server[example.com]/location[/static/]",
+      directive: "autoindex",
+      message: "directory listing is on",
+    });
+    server.reply("GET", "/api/v1/hosts/7/config", { status: 200, body: hostConfig({ analysis: analysis([nested]) }) });
+    renderApp("/hosts/7/config", server.origin);
+    const row = await screen.findByRole("button", { name: /X-autoindex.*directory listing/ });
+    expect(row).toHaveAttribute("title", "in server example.com › location /static/");
+    await userEvent.click(row);
+    const detail = screen.getByRole("article", { name: "selected finding" });
+    expect(within(detail).getByLabelText("place")).toHaveTextContent("in server example.com › location /static/");
+  });
+
   it("filters the findings list by severity", async () => {
     renderApp("/hosts/7/config", server.origin);
     const list = await screen.findByRole("region", { name: "findings" });

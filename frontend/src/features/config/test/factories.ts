@@ -18,14 +18,18 @@ export function finding(overrides: Partial<Finding> = {}): Finding {
   const rule = overrides.rule ?? "W-connections";
   const file = overrides.file ?? NGINX_CONF;
   const line = overrides.line ?? 3;
+  const place = overrides.place ?? "events";
+  const directive = overrides.directive ?? "worker_connections";
   return {
     id: 1,
-    key: `${rule}@${file}:${line}`,
+    key: `${rule}@${file}:${place}/${directive}`,
     rule,
     severity: "warning",
     category: "workers",
     file,
     line,
+    place,
+    directive,
     message: "worker_connections 768 on a host with 2 CPUs; raise worker_connections to 4096",
     evidence: { worker_connections: 768, cpu_count: 2 },
     fix: {
