@@ -265,20 +265,23 @@ def group(pairs: Iterable[tuple[Directive, Directive]]) -> list[tuple[Directive,
     return list(grouped.values())
 
 
-def common_block(config: ParsedConfig, scopes_: list[Directive]) -> Directive | None:
-    """Where one added line covers every scope: the http block, else their nearest common block."""
-    http = config.http()
-    if http is not None:
-        return http
-    if not scopes_:
+def nearest_common(places: list[Directive]) -> Directive | None:
+    """The innermost block enclosing (or being) every place, or None when they share none."""
+    if not places:
         return None
-    paths = [list(reversed(chain(s))) for s in scopes_]
+    paths = [list(reversed(chain(p))) for p in places]
     common: Directive | None = None
     for level in zip(*paths, strict=False):
         if any(b is not level[0] for b in level):
             break
         common = level[0]
     return common
+
+
+def common_block(config: ParsedConfig, places: list[Directive]) -> Directive | None:
+    """Where one added line covers every place: the http block, else their nearest common block."""
+    http = config.http()
+    return http if http is not None else nearest_common(places)
 
 
 def labels(scopes_: Iterable[Directive]) -> list[str]:

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from nginx_fleet_analyzer.effective import entries, labels, nearest_common, value
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
-    inherited_list,
+    enclosing,
     is_on,
-    locations_in,
     make_fix,
     parse_seconds,
     set_or_add,
-    setting,
     upstream_name,
     weak_spots,
 )
@@ -127,57 +126,81 @@ def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
     }
     if not pooled:
         return
-    for server in config.servers():
-        for location in locations_in(server):
-            for proxy_pass in location.children("proxy_pass"):
-                name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
-                upstream = pooled.get(name or "")
-                if upstream is None:
-                    continue
-                finding = _http11_finding(ctx, location, upstream)
-                if finding is not None:
-                    yield finding
+    # Places (locations, `if` blocks) that proxy to a pooled upstream, grouped by the cause of
+    # what they lack: the version in force and the header list they inherit.
+    causes: dict[tuple[int, int, int], list[Directive]] = {}
+    upstream_of: dict[int, Directive] = {}
+    for proxy_pass in config.find("proxy_pass"):
+        place = proxy_pass.parent
+        server = enclosing(proxy_pass, "server")
+        name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
+        upstream = pooled.get(name or "")
+        if upstream is None or place is None or server is None or _http11_ok(place):
+            continue
+        version = value("proxy_http_version", place).node
+        holder, _ = entries("proxy_set_header", place)
+        key = (id(server), id(version), id(holder))
+        causes.setdefault(key, []).append(place)
+        upstream_of.setdefault(id(place), upstream)
+    for places in causes.values():
+        yield _http11_finding(places, [upstream_of[id(p)] for p in places])
 
 
-def _http11_finding(ctx: RuleContext, location: Directive, upstream: Directive) -> Finding | None:
-    config = ctx.config
-    version = setting(config, "proxy_http_version", location)
-    holder, headers = inherited_list("proxy_set_header", location)
-    connection = [h for h in headers if h.args and h.args[0].lower() == "connection"]
-    version_ok = version is not None and version.args[:1] == ["1.1"]
-    connection_ok = bool(connection) and _connection_header_ok(connection[-1])
-    if version_ok and connection_ok:
-        return None
+def _connection(place: Directive) -> Directive | None:
+    _, headers = entries("proxy_set_header", place)
+    found = [h for h in headers if h.args and h.args[0].lower() == "connection"]
+    return found[-1] if found else None
+
+
+def _http11_ok(place: Directive) -> bool:
+    connection = _connection(place)
+    version_ok = value("proxy_http_version", place).first == "1.1"
+    return version_ok and connection is not None and _connection_header_ok(connection)
+
+
+def _http11_finding(places: list[Directive], upstreams: list[Directive]) -> Finding:
+    place = places[0]
+    anchor = place if len(places) == 1 else nearest_common(places) or place
+    version = value("proxy_http_version", place)
+    holder, _ = entries("proxy_set_header", place)
+    connection = _connection(place)
+    version_ok = version.first == "1.1"
+    connection_ok = connection is not None and _connection_header_ok(connection)
     missing: list[str] = []
     if not version_ok:
         missing.append("proxy_http_version 1.1")
     if not connection_ok:
         missing.append('proxy_set_header Connection ""')
     if not version_ok:
-        fix = set_or_add("proxy_http_version", ["1.1"], version, location)
-    elif connection:
-        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection[-1])
+        fix = set_or_add("proxy_http_version", ["1.1"], version.node, anchor)
+    elif connection is not None:
+        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection)
     else:
         # proxy_set_header lists inherit all or nothing: add to the block whose list applies.
-        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or location)
+        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or anchor)
     if len(missing) == 2:
         fix = replace(fix, note='also add proxy_set_header Connection "" where the list applies')
-    keepalive = upstream.child("keepalive")
+    names = sorted({u.args[0] for u in upstreams})
+    keepalive = upstreams[0].child("keepalive")
     pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
+    where = labels(places)
+    shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
     return get_rule("K-upstream-http11").finding(
-        at=location,
+        at=anchor,
         directive="proxy_http_version" if not version_ok else "proxy_set_header",
         message=(
-            f"{location.label} proxies to upstream {upstream.args[0]} (keepalive {pool}) without "
+            f"{shown} proxy to upstream {', '.join(names)} (keepalive {pool}) without "
             f"{' and '.join(missing)}: nginx speaks HTTP/1.0 and closes every upstream "
             "connection, so the pool is never used"
         ),
         evidence={
-            "upstream": upstream.args[0],
+            "upstream": names[0],
+            "upstreams": names,
             "keepalive": pool,
-            "proxy_http_version": version.args[0] if version is not None else "1.0 (default)",
-            "connection_header": connection[-1].args[1:2] if connection else None,
+            "proxy_http_version": version.first if version.node else "1.0 (default)",
+            "connection_header": connection.args[1:2] if connection is not None else None,
             "missing": missing,
+            "places": where,
         },
         fix=fix,
     )
@@ -242,12 +265,12 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
     for name in CLIENT_TIMEOUTS:
         for anchor, node in weak_spots(ctx.config, name, at_default):
             by_anchor.setdefault(id(anchor), (anchor, []))[1].append((name, node))
-    for anchor, entries in by_anchor.values():
-        first_name, first_node = entries[0]
-        others = [name for name, _ in entries[1:]]
+    for anchor, spot in by_anchor.values():
+        first_name, first_node = spot[0]
+        others = [name for name, _ in spot[1:]]
         note = f"also {'; '.join(f'{n} 15s' for n in others)}" if others else ""
         fix = set_or_add(first_name, ["15s"], first_node, anchor, note)
-        names = ", ".join(name for name, _ in entries)
+        names = ", ".join(name for name, _ in spot)
         yield get_rule("K-client-timeouts").finding(
             at=anchor,
             directive=first_name,
@@ -256,8 +279,7 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
                 "minute per step; 10s to 15s is enough"
             ),
             evidence={
-                name: (node.args[0] if node is not None else "60s (default)")
-                for name, node in entries
+                name: (node.args[0] if node is not None else "60s (default)") for name, node in spot
             },
             fix=fix,
         )
