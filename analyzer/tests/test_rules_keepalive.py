@@ -187,3 +187,62 @@ def test_keepalive_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.KEEPALIVE, UPSTREAM % ("        keepalive 16;", "")
     )
+
+
+POOLED = """events {}
+http {
+    upstream app {
+        server 127.0.0.1:9000;
+        keepalive 16;
+    }
+    server {
+        listen 80;
+%s
+        location / {
+            proxy_pass http://app;
+        }
+        location /api/ {
+%s
+            proxy_pass http://app;
+        }
+        location /ws/ {
+            proxy_pass http://app;
+            if ($arg_debug) {
+                proxy_pass http://app;
+            }
+        }
+    }
+}
+"""
+SERVER_HTTP11 = '        proxy_http_version 1.1;\n        proxy_set_header Connection "";'
+
+
+def test_k_upstream_http11_inherited_from_the_server_counts() -> None:
+    assert run("K-upstream-http11", POOLED % (SERVER_HTTP11, "")) == []
+
+
+def test_k_upstream_http11_location_with_its_own_headers_loses_connection() -> None:
+    own = "            proxy_set_header X-Real-IP $remote_addr;"
+    [finding] = run("K-upstream-http11", POOLED % (SERVER_HTTP11, own))
+    assert (finding.line, finding.evidence["missing"]) == (14, ['proxy_set_header Connection ""'])
+    assert finding.fix is not None
+    # The location's own list is the one in force: the header goes there.
+    assert (finding.fix.action, finding.fix.line) == ("add", 14)
+
+
+def test_k_upstream_http11_one_finding_for_places_sharing_the_cause() -> None:
+    [finding] = run("K-upstream-http11", POOLED % ("", ""))
+    assert finding.line == 7
+    assert finding.evidence["places"] == [
+        "server location /",
+        "server location /api/",
+        "server location /ws/",
+        "server if ($arg_debug)",
+    ]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "server")
+
+
+def test_k_upstream_http11_silent_for_upstreams_without_pool() -> None:
+    text = (POOLED % ("", "")).replace("        keepalive 16;\n", "")
+    assert run("K-upstream-http11", text) == []

@@ -115,24 +115,29 @@ def sends_expiry(place: Directive) -> bool:
     return value("expires", place).on or "cache-control" in headers(place)
 
 
-def _regex_rivals(location: Directive) -> list[Directive]:
-    """Regex locations that nginx may pick instead of this prefix location for its requests.
+def _is_regex(location: Directive) -> bool:
+    return location.args[:1] in (["~"], ["~*"])
 
-    After the longest prefix match nginx tries the regex locations nested in it, then those
-    of each enclosing level, unless a prefix location on the way is `^~` or `=`.
+
+def _regex_rivals(location: Directive) -> list[Directive]:
+    """Regex locations that nginx may pick instead of this location for its requests.
+
+    nginx tries the regex locations nested in the matched location first; for a prefix match,
+    then those of each enclosing level (unless a prefix on the way is `^~` or `=`); a regex
+    location loses to the regex siblings written before it.
     """
-    if location.args[:1] in (["~"], ["~*"]):
-        nested = []
-    else:
-        nested = [d for d in location.children("location") if d.args[:1] in (["~"], ["~*"])]
-    rivals = list(nested)
+    rivals = [d for d in location.children("location") if _is_regex(d)]
+    parent = location.parent
+    if _is_regex(location):
+        if parent is not None:
+            siblings = parent.children("location")
+            rivals.extend(d for d in siblings[: siblings.index(location)] if _is_regex(d))
+        return rivals
     node = location
     for block in chain(location)[1:]:
         if node.args[:1] in (["^~"], ["="]):
             break
-        rivals.extend(
-            d for d in block.children("location") if d is not node and d.args[:1] in (["~"], ["~*"])
-        )
+        rivals.extend(d for d in block.children("location") if d is not node and _is_regex(d))
         if block.name != "location":
             break
         node = block
