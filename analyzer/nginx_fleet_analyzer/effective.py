@@ -225,7 +225,7 @@ def locations_of(server: Directive) -> list[Directive]:
 
 def scopes(server: Directive) -> list[Directive]:
     """Where a server's requests end up: its locations, or the server itself when it has none."""
-    if role(server) is not Role.FILES:
+    if server.children("return") or _reroutes(server):
         # A server-level return or redirect answers before any location is chosen.
         return []
     found = locations_of(server)
@@ -321,3 +321,15 @@ def weak_places(
             values.setdefault(id(anchor), found)
             pairs.append((anchor, place))
     return [(anchor, values[id(anchor)], found) for anchor, found in group(pairs)]
+
+
+def describe(places: list[Directive], limit: int = 3) -> str:
+    """Places named for a message: the first few and how many more."""
+    names = labels(places)
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+def subject(places: list[Directive], one: str, many: str) -> str:
+    """Places as the subject of a sentence, with the verb agreeing ('server a serves')."""
+    return f"{describe(places)} {one if len(places) == 1 else many}"

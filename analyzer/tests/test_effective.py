@@ -191,3 +191,13 @@ def test_group_and_nearest_common_and_weak_places() -> None:
     defaulted = weak_places(config, "gzip", [one, two, nested], lambda f: not f.on)
     [(anchor, found, places)] = defaulted
     assert (anchor.name, found.default_used, len(places)) == ("http", True, 3)
+
+
+def test_a_server_level_deny_leaves_locations_that_allow_their_own_clients() -> None:
+    config = _config(
+        "http { server { root /srv; deny all;\n"
+        "    location / { }\n"
+        "    location /public/ { allow all; } } }"
+    )
+    assert [p.label for p in serving(config, Role.FILES)] == ["location /public/"]
+    assert [p.label for p in serving(config, Role.REFUSES)] == ["location /"]

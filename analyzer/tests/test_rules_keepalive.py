@@ -246,3 +246,16 @@ def test_k_upstream_http11_one_finding_for_places_sharing_the_cause() -> None:
 def test_k_upstream_http11_silent_for_upstreams_without_pool() -> None:
     text = (POOLED % ("", "")).replace("        keepalive 16;\n", "")
     assert run("K-upstream-http11", text) == []
+
+
+def test_k_timeout_one_finding_for_servers_on_the_default_and_one_per_own_value() -> None:
+    servers = "".join(
+        f"    server {{\n        listen 80;\n        server_name s{i}.example;\n    }}\n"
+        for i in range(3)
+    )
+    own = "    server {\n        listen 81;\n        keepalive_timeout 120s;\n    }\n"
+    found = run("K-timeout", "events {}\nhttp {\n" + servers + own + "}\n", metrics=IDLE)
+    assert [(f.line, len(f.evidence["places"])) for f in found] == [(2, 3), (17, 1)]  # type: ignore[arg-type]
+    short = own.replace("120s", "10s")
+    found = run("K-timeout", "events {}\nhttp {\n" + servers + short + "}\n", metrics=IDLE)
+    assert [f.line for f in found] == [2]

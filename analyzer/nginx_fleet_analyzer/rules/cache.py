@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
-from nginx_fleet_analyzer.effective import Role, entries, group, labels, serving, value
+from nginx_fleet_analyzer.effective import Role, entries, group, labels, serving, subject, value
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -162,11 +162,10 @@ def _cache_companion(
         for anchor, places in group(pairs):
             node, cache = caches[id(anchor)]
             where = labels(places)
-            shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
             yield get_rule(rule_id).finding(
                 at=anchor,
                 directive=name,
-                message=f"{shown} cache in zone {' '.join(cache.args[:1])} "
+                message=f"{subject(places, 'caches', 'cache')} in zone {' '.join(cache.args[:1])} "
                 f"{message.format(name=name)}",
                 evidence={
                     "zone": cache.args[0] if cache.args else None,

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from nginx_fleet_analyzer.effective import Role, group, labels, role, serving, value, weak_places
+from nginx_fleet_analyzer.effective import (
+    Role,
+    group,
+    labels,
+    role,
+    serving,
+    subject,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -53,11 +62,6 @@ def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:
         if gzip.on and gzip.node is not None:
             scopes.append((place, gzip.node))
     return scopes
-
-
-def _places_text(places: list[Directive]) -> str:
-    names = labels(places)
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _gzip_setting_findings(
@@ -109,7 +113,7 @@ def check_gzip_off(ctx: RuleContext) -> Iterator[Finding]:
             at=anchor,
             directive="gzip",
             message=(
-                f"{shown} where {_places_text(places)} send text: gzip cuts text bandwidth "
+                f"{shown} where {subject(places, 'sends', 'send')} text: gzip cuts text bandwidth "
                 "by 60-80%"
             ),
             evidence={"gzip": "off", "default_used": found.default_used, "places": labels(places)},
@@ -265,7 +269,7 @@ def check_gzip_static(ctx: RuleContext) -> Iterator[Finding]:
             at=anchor,
             directive="gzip_static",
             message=(
-                f"{_places_text(users)} serve static files and the build has gzip_static: "
+                f"{subject(users, 'serves', 'serve')} static files and the build has gzip_static: "
                 "'gzip_static on' sends file.gz when present, at no CPU per request"
             ),
             evidence={"gzip_static": "off", "serves": labels(users)},

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from nginx_fleet_analyzer.effective import entries, labels, nearest_common, value
+from nginx_fleet_analyzer.effective import (
+    entries,
+    labels,
+    locations_of,
+    nearest_common,
+    subject,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
-from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
     enclosing,
@@ -16,7 +24,6 @@ from nginx_fleet_analyzer.rules._support import (
     parse_seconds,
     set_or_add,
     upstream_name,
-    weak_spots,
 )
 
 DEFAULT_KEEPALIVE_TIMEOUT = 75.0
@@ -31,6 +38,24 @@ def _seconds(node: Directive | None, default: float) -> float | None:
     if node is None:
         return default
     return parse_seconds(node.args[0]) if node.args else None
+
+
+def client_spots(
+    config: ParsedConfig, name: str, is_weak: Callable[[Directive | None], bool]
+) -> list[tuple[Directive, Directive | None, list[Directive]]]:
+    """(anchor, directive in force or None, places) where a client setting in force is weak.
+
+    Every http server is judged by its effective value, and every location that sets its own;
+    one entry per cause (the directive in force, or http for the default).
+    """
+    places = [
+        place
+        for server in config.servers()
+        for place in (server, *locations_of(server))
+        if place is server or place.children(name)
+    ]
+    spots = weak_places(config, name, places, lambda found: is_weak(found.node))
+    return [(anchor, found.node, users) for anchor, found, users in spots]
 
 
 def _waiting_ratio(ctx: RuleContext) -> float | None:
@@ -55,7 +80,7 @@ def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
         seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
         return seconds is not None and seconds > 30
 
-    for anchor, node in weak_spots(ctx.config, "keepalive_timeout", too_long):
+    for anchor, node, places in client_spots(ctx.config, "keepalive_timeout", too_long):
         seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
         shown = f"keepalive_timeout {node.args[0]}" if node else "keepalive_timeout (default 75s)"
         # A second argument sets the Keep-Alive header: keep it in step with the real timeout.
@@ -72,6 +97,7 @@ def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
                 "keepalive_timeout_s": seconds,
                 "default_used": node is None,
                 "waiting_ratio": round(ratio, 3),
+                "places": labels(places),
             },
             fix=fix,
         )
@@ -89,7 +115,7 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
             return default is not None and default < 1000
         return bool(node.args) and node.args[0].isdigit() and int(node.args[0]) < 1000
 
-    for anchor, node in weak_spots(ctx.config, "keepalive_requests", too_few):
+    for anchor, node, places in client_spots(ctx.config, "keepalive_requests", too_few):
         value = node.args[0] if node is not None else str(default)
         shown = f"keepalive_requests {value}" + (
             "" if node is not None else " (the default of this nginx version)"
@@ -106,6 +132,7 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
                 "keepalive_requests": int(value),
                 "default_used": node is None,
                 "nginx_version": ctx.nginx_version,
+                "places": labels(places),
             },
             fix=fix,
         )
@@ -184,12 +211,12 @@ def _http11_finding(places: list[Directive], upstreams: list[Directive]) -> Find
     keepalive = upstreams[0].child("keepalive")
     pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
     where = labels(places)
-    shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
     return get_rule("K-upstream-http11").finding(
         at=anchor,
         directive="proxy_http_version" if not version_ok else "proxy_set_header",
         message=(
-            f"{shown} proxy to upstream {', '.join(names)} (keepalive {pool}) without "
+            f"{subject(places, 'proxies', 'proxy')} to upstream {', '.join(names)} "
+            f"(keepalive {pool}) without "
             f"{' and '.join(missing)}: nginx speaks HTTP/1.0 and closes every upstream "
             "connection, so the pool is never used"
         ),
@@ -237,7 +264,7 @@ def check_upstream_pool(ctx: RuleContext) -> Iterator[Finding]:
 @rule("K-reset", Category.KEEPALIVE, Severity.INFO)
 def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
     """Timed-out connections keep their memory until the close handshake ends."""
-    for anchor, node in weak_spots(
+    for anchor, node, places in client_spots(
         ctx.config, "reset_timedout_connection", lambda node: not is_on(node)
     ):
         fix = set_or_add("reset_timedout_connection", ["on"], node, anchor)
@@ -249,7 +276,11 @@ def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
                 f"reset_timedout_connection is {shown}: memory of timed-out clients is freed only "
                 "after a slow close; 'on' resets them at once"
             ),
-            evidence={"reset_timedout_connection": "off", "default_used": node is None},
+            evidence={
+                "reset_timedout_connection": "off",
+                "default_used": node is None,
+                "places": labels(places),
+            },
             fix=fix,
         )
 
@@ -263,7 +294,7 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
 
     by_anchor: dict[int, tuple[Directive, list[tuple[str, Directive | None]]]] = {}
     for name in CLIENT_TIMEOUTS:
-        for anchor, node in weak_spots(ctx.config, name, at_default):
+        for anchor, node, _ in client_spots(ctx.config, name, at_default):
             by_anchor.setdefault(id(anchor), (anchor, []))[1].append((name, node))
     for anchor, spot in by_anchor.values():
         first_name, first_node = spot[0]

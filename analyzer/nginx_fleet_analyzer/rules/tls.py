@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterator
 from nginx_fleet_analyzer.effective import (
     Effective,
     common_block,
+    describe,
     entries,
     group,
     headers,
     labels,
+    subject,
     tls_servers,
     value,
     weak_places,
@@ -73,12 +75,6 @@ def weak_tls_spots(
     return weak_places(config, name, chosen, is_weak)
 
 
-def _servers_text(servers: list[Directive]) -> str:
-    names = labels(servers)
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return shown
-
-
 @rule("S-protocols", Category.TLS, Severity.ERROR)
 def check_protocols(ctx: RuleContext) -> Iterator[Finding]:
     """Broken protocol versions are enabled where a TLS server runs with them."""
@@ -108,7 +104,7 @@ def check_protocols(ctx: RuleContext) -> Iterator[Finding]:
             yield get_rule("S-protocols").finding(
                 at=node,
                 message=(
-                    f"ssl_protocols enables {', '.join(broken)} for {_servers_text(inheriting)}: "
+                    f"ssl_protocols enables {', '.join(broken)} for {describe(inheriting)}: "
                     "broken protocol versions"
                 ),
                 evidence={**evidence, "servers": labels(inheriting)},
@@ -140,7 +136,7 @@ def _old_default_protocols(ctx: RuleContext) -> Iterator[Finding]:
             directive="ssl_protocols",
             message=(
                 f"nginx {_version_text(ctx)} enables TLSv1 and TLSv1.1 by default and "
-                f"{_servers_text(servers)} set no ssl_protocols: broken protocol versions"
+                f"{subject(servers, 'sets', 'set')} no ssl_protocols: broken protocol versions"
             ),
             evidence={
                 "ssl_protocols": OLD_DEFAULT_PROTOCOLS,
@@ -208,8 +204,9 @@ def check_session_cache(ctx: RuleContext) -> Iterator[Finding]:
             at=anchor,
             directive="ssl_session_cache",
             message=(
-                f"{_servers_text(servers)} speak TLS with {shown}: every returning client pays "
-                "a full handshake; 10m of shared cache holds about 40,000 sessions"
+                f"{subject(servers, 'speaks', 'speak')} TLS with {shown}: "
+                "every returning client pays a full handshake; "
+                "10m of shared cache holds about 40,000 sessions"
             ),
             evidence={
                 "ssl_session_cache": list(found.args) if node else "none",
@@ -336,7 +333,7 @@ def _http2_finding(ctx: RuleContext, at: Directive, servers: list[Directive], fi
     return get_rule("S-http2").finding(
         at=at,
         directive="http2",
-        message=f"{_servers_text(servers)} serve TLS{where} without HTTP/2 (multiplexing)",
+        message=f"{subject(servers, 'serves', 'serve')} TLS{where} without HTTP/2 (multiplexing)",
         evidence={
             "listen": at.args if at.name == "listen" else None,
             "servers": labels(servers),
@@ -386,7 +383,7 @@ def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
             at=at,
             directive="add_header",
             message=(
-                f"{_servers_text(servers)} speak TLS without Strict-Transport-Security: "
+                f"{subject(servers, 'speaks', 'speak')} TLS without Strict-Transport-Security: "
                 "browsers may still try plain HTTP first"
             ),
             evidence={

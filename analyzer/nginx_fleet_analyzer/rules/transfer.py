@@ -12,6 +12,7 @@ from nginx_fleet_analyzer.effective import (
     labels,
     role,
     serving,
+    subject,
     value,
     weak_places,
 )
@@ -32,11 +33,6 @@ OPEN_FILE_CACHE_COMPANIONS = (
 )
 
 
-def _places_text(places: list[Directive]) -> str:
-    names = labels(places)
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
 @rule("T-sendfile", Category.TRANSFER, Severity.WARNING)
 def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
     """Files are copied through user space because sendfile is off."""
@@ -50,8 +46,8 @@ def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
             at=anchor,
             directive="sendfile",
             message=(
-                f"{_places_text(places)} serve files from disk with sendfile {shown}: every "
-                "file is copied through user space; sendfile sends it zero-copy"
+                f"{subject(places, 'serves', 'serve')} files from disk with sendfile {shown}: "
+                "every file is copied through user space; sendfile sends it zero-copy"
             ),
             evidence={
                 "sendfile": "off",
@@ -89,7 +85,7 @@ def check_open_file_cache(ctx: RuleContext) -> Iterator[Finding]:
             at=anchor,
             directive="open_file_cache",
             message=(
-                f"{_places_text(users)} serve files without open_file_cache: every request "
+                f"{subject(users, 'serves', 'serve')} files without open_file_cache: every request "
                 "pays open() and stat(); the cache keeps descriptors and metadata"
             ),
             evidence={"open_file_cache": "off", "serves": labels(users)},
