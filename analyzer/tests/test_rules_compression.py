@@ -241,3 +241,10 @@ def test_g_proxied_only_for_locations_that_proxy() -> None:
     assert finding.evidence["places"] == ["server app.example location /"]
     static = MIXED.replace("proxy_pass http://127.0.0.1:3000;", "try_files $uri =404;")
     assert run("G-proxied", static % "") == []
+
+
+def test_g_off_ignores_grpc_only_servers() -> None:
+    grpc = MIXED.replace("proxy_pass http://127.0.0.1:3000;", "grpc_pass grpc://127.0.0.1:50051;")
+    text = grpc.replace("    gzip on;\n", "") % "            deny all;"
+    assert run("G-off", text) == []
+    assert len(run("G-off", MIXED.replace("    gzip on;\n", "") % "")) == 1

@@ -266,3 +266,10 @@ def test_t_static_expiry_regex_location_covered_by_nested_or_earlier_regex() -> 
     later = later.replace("KEEP", "access_log off")
     [finding] = run("T-static-expiry", later)
     assert finding.evidence["types"] == ["css", "js"]
+
+
+def test_t_static_expiry_covered_by_headers_more() -> None:
+    header = '            more_set_headers "Cache-Control: public, max-age=3600";'
+    assert run("T-static-expiry", ASSETS % header) == []
+    other = '            more_set_headers "X-Served-By: edge";'
+    assert len(run("T-static-expiry", ASSETS % other)) == 1

@@ -51,7 +51,13 @@ CPU_BOUND_PCT = 70.0
 
 def text_places(ctx: RuleContext) -> list[Directive]:
     """Locations (or location-less servers) that send text: files or an upstream's answers."""
-    return serving(ctx.config, Role.FILES, Role.PASSES)
+    # gRPC and memcached answers are not text that gzip_types would match.
+    binary = ("grpc_pass", "memcached_pass")
+    return [
+        place
+        for place in serving(ctx.config, Role.FILES, Role.PASSES)
+        if not any(place.children(name) for name in binary)
+    ]
 
 
 def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.effective import (
     Role,
     chain,
+    entries,
     headers,
     labels,
     role,
@@ -108,7 +109,11 @@ def asset_extensions(location: Directive) -> list[str] | None:
 
 def sends_expiry(place: Directive) -> bool:
     """Whether responses from this place carry expires or a Cache-Control header."""
-    return value("expires", place).on or "cache-control" in headers(place)
+    if value("expires", place).on or "cache-control" in headers(place):
+        return True
+    # headers-more (a common dynamic module) sets headers its own way.
+    _, more = entries("more_set_headers", place)
+    return any(a.lower().startswith("cache-control:") for d in more for a in d.args)
 
 
 def _is_regex(location: Directive) -> bool:
