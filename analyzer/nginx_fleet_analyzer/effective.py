@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 
@@ -114,6 +115,9 @@ def chain(at: Directive) -> list[Directive]:
     return blocks
 
 
+# Parsed trees never change after parsing, so answers are cached per (directive object, name);
+# the bounds keep a long-running backend from holding on to old trees.
+@lru_cache(maxsize=65536)
 def value(name: str, at: Directive) -> Effective:
     """The directive `name` in force at block `at` after inheritance, or nginx's default."""
     for block in chain(at):
@@ -125,18 +129,21 @@ def value(name: str, at: Directive) -> Effective:
     return Effective(name, None, DEFAULTS.get(name, ()))
 
 
+@lru_cache(maxsize=65536)
 def entries(
     names: str | tuple[str, ...], at: Directive
 ) -> tuple[Directive | None, list[Directive]]:
     """A list setting in force at `at`: (the block holding it or None, its entries in order).
 
     Several names form one list when nginx keeps them in one array (allow and deny).
+    Callers must not change the returned list (it is cached).
     """
     wanted = (names,) if isinstance(names, str) else names
     for block in chain(at):
-        found = [d for d in block.block or () if d.name in wanted]
-        if found:
-            return block, found
+        if any(block.children(name) for name in wanted):
+            found = [d for d in block.block or () if d.name in wanted]
+            if found:
+                return block, found
         if block.name == "http":
             break
     return None, []
@@ -198,6 +205,7 @@ def _reroutes(block: Directive) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def role(block: Directive) -> Role:
     """What a location, server or `if` block does with its requests (nginx's content phase)."""
     own_pass = _unconditional(block, PASS_DIRECTIVES)
@@ -218,11 +226,13 @@ def role(block: Directive) -> Role:
     return Role.FILES
 
 
+@lru_cache(maxsize=8192)
 def locations_of(server: Directive) -> list[Directive]:
     """Every location of a server, nested ones included, in document order."""
     return [d for d in server.walk() if d.name == "location" and d.block is not None]
 
 
+@lru_cache(maxsize=8192)
 def scopes(server: Directive) -> list[Directive]:
     """Where a server's requests end up: its locations, or the server itself when it has none."""
     if server.children("return") or _reroutes(server):
@@ -234,9 +244,14 @@ def scopes(server: Directive) -> list[Directive]:
 
 def serving(config: ParsedConfig, *roles: Role) -> list[Directive]:
     """Every scope of every http server whose role is one of `roles`."""
-    return [
+    return list(_serving(config, roles))
+
+
+@lru_cache(maxsize=64)
+def _serving(config: ParsedConfig, roles: tuple[Role, ...]) -> tuple[Directive, ...]:
+    return tuple(
         scope for server in config.servers() for scope in scopes(server) if role(scope) in roles
-    ]
+    )
 
 
 def has_docroot(scope: Directive) -> bool:
@@ -256,12 +271,14 @@ def tls_servers(config: ParsedConfig) -> list[Directive]:
 
 
 def group(pairs: Iterable[tuple[Directive, Directive]]) -> list[tuple[Directive, list[Directive]]]:
-    """(anchor, scopes) pairs grouped by anchor in first-seen order: one finding per cause."""
+    """(anchor, places) pairs grouped by anchor in first-seen order: one finding per cause."""
     grouped: dict[int, tuple[Directive, list[Directive]]] = {}
-    for anchor, scope in pairs:
+    seen: set[tuple[int, int]] = set()
+    for anchor, place in pairs:
         entry = grouped.setdefault(id(anchor), (anchor, []))
-        if all(s is not scope for s in entry[1]):
-            entry[1].append(scope)
+        if (id(anchor), id(place)) not in seen:
+            seen.add((id(anchor), id(place)))
+            entry[1].append(place)
     return list(grouped.values())
 
 
@@ -325,9 +342,8 @@ def weak_places(
 
 def describe(places: list[Directive], limit: int = 3) -> str:
     """Places named for a message: the first few and how many more."""
-    names = labels(places)
-    more = len(names) - limit
-    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
+    more = len(places) - limit
+    return ", ".join(labels(places[:limit])) + (f" and {more} more" if more > 0 else "")
 
 
 def subject(places: list[Directive], one: str, many: str) -> str:

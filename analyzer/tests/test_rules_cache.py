@@ -264,3 +264,24 @@ def test_c_observable_reads_the_logs_written_where_the_cache_is_used() -> None:
     assert run("C-observable", per_server % ("", "")) == []
     [finding] = run("C-observable", text % ("", ""))
     assert finding.evidence["formats_in_use"] == ["combined"]
+
+
+def test_c_lock_unset_for_many_servers_is_one_finding_at_http() -> None:
+    sites = "".join(
+        f"    server {{\n        server_name s{i}.example;\n        location / {{\n"
+        "            proxy_cache pages;\n            proxy_pass http://127.0.0.1:9000;\n"
+        "        }\n    }\n"
+        for i in range(12)
+    )
+    text = (
+        "events {}\nhttp {\n    proxy_cache_path /var/cache/nginx keys_zone=pages:10m;\n"
+        + sites
+        + "}\n"
+    )
+    [finding] = run("C-lock", text)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.context, len(finding.evidence["places"])) == (2, "http", 12)  # type: ignore[arg-type]
+    one_off = text.replace("proxy_cache pages;", "proxy_cache pages;\n    proxy_cache_lock on;", 1)
+    [finding] = run("C-lock", one_off)
+    assert len(finding.evidence["places"]) == 11  # type: ignore[arg-type]
+    assert run("C-lock", text.replace("http {\n", "http {\n    proxy_cache_lock on;\n", 1)) == []

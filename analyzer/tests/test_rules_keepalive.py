@@ -259,3 +259,36 @@ def test_k_timeout_one_finding_for_servers_on_the_default_and_one_per_own_value(
     short = own.replace("120s", "10s")
     found = run("K-timeout", "events {}\nhttp {\n" + servers + short + "}\n", metrics=IDLE)
     assert [f.line for f in found] == [2]
+
+
+def _many_sites(version: str) -> str:
+    sites = "".join(
+        f"    server {{\n        server_name s{i}.example;\n        location @app {{\n"
+        "            proxy_set_header Host $host;\n            proxy_pass http://app;\n"
+        "        }\n    }\n"
+        for i in range(30)
+    )
+    pool = "    upstream app {\n        server 127.0.0.1:9000;\n        keepalive 16;\n    }\n"
+    return "events {}\nhttp {\n" + version + pool + sites + "}\n"
+
+
+def test_k_upstream_http11_thirty_sites_on_the_default_are_one_finding() -> None:
+    [finding] = run("K-upstream-http11", _many_sites(""))
+    assert finding.line == 2
+    assert len(finding.evidence["places"]) == 30  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "http")
+    assert "and 27 more" in finding.fix.note
+
+
+def test_k_upstream_http11_own_header_lists_are_one_finding_once_the_version_is_set() -> None:
+    [finding] = run("K-upstream-http11", _many_sites("    proxy_http_version 1.1;\n"))
+    assert finding.evidence["missing"] == ['proxy_set_header Connection ""']
+    assert len(finding.evidence["header_lists"]) == 30  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert finding.fix.action == "add"
+    fixed = _many_sites("    proxy_http_version 1.1;\n").replace(
+        "proxy_set_header Host $host;",
+        'proxy_set_header Host $host;\n    proxy_set_header Connection "";',
+    )
+    assert run("K-upstream-http11", fixed) == []

@@ -306,3 +306,22 @@ def test_s_http2_from_1_25_1_one_line_at_http_for_several_servers() -> None:
     assert len(finding.evidence["servers"]) == 2  # type: ignore[arg-type]
     assert len(run("S-http2", OVERRIDDEN % "", OLD)) == 2
     assert run("S-http2", (OVERRIDDEN % "").replace("http {", "http {\n    http2 on;"), NEW) == []
+
+
+def test_s_hsts_servers_with_their_own_header_lists_are_one_finding() -> None:
+    sites = "".join(
+        f"    server {{\n        listen 443 ssl;\n        server_name s{i}.example;\n"
+        "        add_header X-Frame-Options DENY;\n    }\n"
+        for i in range(5)
+    )
+    [finding] = run("S-hsts", "events {}\nhttp {\n" + sites + "}\n")
+    assert finding.evidence["own_header_lists"] is True
+    assert (finding.line, len(finding.evidence["servers"])) == (2, 5)  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert (finding.fix.line, finding.fix.note.endswith("s3.example and 1 more")) == (3, True)
+    hsts = (
+        "add_header X-Frame-Options DENY;\n"
+        '        add_header Strict-Transport-Security "max-age=1";'
+    )
+    text = "events {}\nhttp {\n" + sites.replace("add_header X-Frame-Options DENY;", hsts) + "}\n"
+    assert run("S-hsts", text) == []

@@ -6,7 +6,16 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
-from nginx_fleet_analyzer.effective import Role, entries, group, labels, serving, subject, value
+from nginx_fleet_analyzer.effective import (
+    Role,
+    entries,
+    group,
+    labels,
+    nearest_common,
+    serving,
+    subject,
+    value,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -151,16 +160,28 @@ def _cache_companion(
     for prefix in CACHING_PREFIXES:
         name = f"{prefix}_cache{suffix}"
         pairs: list[tuple[Directive, Directive]] = []
-        caches: dict[int, tuple[Directive | None, Directive]] = {}
+        defaulted: list[tuple[Directive, Directive]] = []
         for place, cache in cache_uses(ctx.config, prefix):
             node = value(name, place).node
             if not is_weak(node):
                 continue
-            anchor = node if node is not None else cache
-            caches.setdefault(id(anchor), (node, cache))
-            pairs.append((anchor, place))
+            if node is not None:
+                pairs.append((node, place))
+            else:
+                defaulted.append((place, cache))
+        if defaulted:
+            # Unset everywhere: one line next to the one cache line, or in the innermost block
+            # around every caching place (http for several servers), covers them all.
+            places = [place for place, _ in defaulted]
+            caches = {id(cache): cache for _, cache in defaulted}
+            shared = next(iter(caches.values())) if len(caches) == 1 else None
+            block = shared.parent if shared is not None else nearest_common(places)
+            if block is not None:
+                pairs.extend((shared or block, place) for place in places)
         for anchor, places in group(pairs):
-            node, cache = caches[id(anchor)]
+            node = anchor if anchor.name == name else None
+            cache = value(f"{prefix}_cache", places[0]).node or anchor
+            into = anchor if anchor.block is not None else cache.parent or anchor
             where = labels(places)
             yield get_rule(rule_id).finding(
                 at=anchor,
@@ -173,7 +194,7 @@ def _cache_companion(
                     "location": where[0],
                     "places": where,
                 },
-                fix=set_or_add(name, args, node, cache.parent or cache, note.format(prefix=prefix)),
+                fix=set_or_add(name, args, node, into, note.format(prefix=prefix)),
             )
 
 

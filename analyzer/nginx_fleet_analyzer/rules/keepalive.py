@@ -153,24 +153,20 @@ def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
     }
     if not pooled:
         return
-    # Places (locations, `if` blocks) that proxy to a pooled upstream, grouped by the cause of
-    # what they lack: the version in force and the header list they inherit.
-    causes: dict[tuple[int, int, int], list[Directive]] = {}
-    upstream_of: dict[int, Directive] = {}
+    # Places (locations, `if` blocks) that proxy to a pooled upstream without HTTP/1.1 keepalive,
+    # grouped by cause: the version in force (one line or nginx's default) and the header list
+    # (one shared list of a server or http, or each place's own list).
+    causes: dict[tuple[str, object, object], list[Directive]] = {}
     for proxy_pass in config.find("proxy_pass"):
         place = proxy_pass.parent
-        server = enclosing(proxy_pass, "server")
         name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
-        upstream = pooled.get(name or "")
-        if upstream is None or place is None or server is None or _http11_ok(place):
+        if name not in pooled or place is None or enclosing(proxy_pass, "server") is None:
             continue
-        version = value("proxy_http_version", place).node
-        holder, _ = entries("proxy_set_header", place)
-        key = (id(server), id(version), id(holder))
-        causes.setdefault(key, []).append(place)
-        upstream_of.setdefault(id(place), upstream)
-    for places in causes.values():
-        yield _http11_finding(places, [upstream_of[id(p)] for p in places])
+        version, header = _version_cause(place), _header_cause(place)
+        if version is not None or header is not None:
+            causes.setdefault((name or "", version, header), []).append(place)
+    for (name, _, _), places in causes.items():
+        yield _http11_finding(places, pooled[name])
 
 
 def _connection(place: Directive) -> Directive | None:
@@ -179,55 +175,84 @@ def _connection(place: Directive) -> Directive | None:
     return found[-1] if found else None
 
 
-def _http11_ok(place: Directive) -> bool:
+def _version_cause(place: Directive) -> object:
+    """None when HTTP/1.1 is in force, else the line in force or 'default'."""
+    version = value("proxy_http_version", place)
+    if version.first == "1.1":
+        return None
+    return id(version.node) if version.node is not None else "default"
+
+
+def _header_cause(place: Directive) -> object:
+    """None when `Connection ""` (or a variable) is in force, else which list lacks it."""
     connection = _connection(place)
-    version_ok = value("proxy_http_version", place).first == "1.1"
-    return version_ok and connection is not None and _connection_header_ok(connection)
+    if connection is not None and _connection_header_ok(connection):
+        return None
+    holder, _ = entries("proxy_set_header", place)
+    if holder is None or holder.name in ("http", "server"):
+        return ("shared", id(holder))
+    return "own lists"
 
 
-def _http11_finding(places: list[Directive], upstreams: list[Directive]) -> Finding:
+def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
     place = places[0]
-    anchor = place if len(places) == 1 else nearest_common(places) or place
     version = value("proxy_http_version", place)
     holder, _ = entries("proxy_set_header", place)
     connection = _connection(place)
-    version_ok = version.first == "1.1"
-    connection_ok = connection is not None and _connection_header_ok(connection)
+    version_ok = _version_cause(place) is None
+    header_ok = _header_cause(place) is None
+    common = place if len(places) == 1 else nearest_common(places) or place
+    holders = list({id(h): h for p in places if (h := entries("proxy_set_header", p)[0])}.values())
     missing: list[str] = []
     if not version_ok:
         missing.append("proxy_http_version 1.1")
-    if not connection_ok:
+    if not header_ok:
         missing.append('proxy_set_header Connection ""')
+    # The finding sits where its fix goes: the wrong version line, the one place, the one
+    # shared header list, else the innermost block around every place.
+    if not version_ok and version.node is not None:
+        anchor = version.node
+    elif len(places) == 1:
+        anchor = place
+    elif version_ok and len(holders) == 1:
+        anchor = holders[0]
+    else:
+        anchor = common
     if not version_ok:
-        fix = set_or_add("proxy_http_version", ["1.1"], version.node, anchor)
+        fix = set_or_add("proxy_http_version", ["1.1"], version.node, common)
     elif connection is not None:
         fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection)
     else:
         # proxy_set_header lists inherit all or nothing: add to the block whose list applies.
-        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or anchor)
-    if len(missing) == 2:
-        fix = replace(fix, note='also add proxy_set_header Connection "" where the list applies')
-    names = sorted({u.args[0] for u in upstreams})
-    keepalive = upstreams[0].child("keepalive")
+        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or common)
+    if not header_ok and (not version_ok or len(holders) > 1):
+        where = ", ".join(labels(holders[:3])) + (
+            f" and {len(holders) - 3} more" if len(holders) > 3 else ""
+        )
+        also = "also add" if not version_ok else "add the same line to"
+        fix = replace(
+            fix,
+            note=f'{also} proxy_set_header Connection "" in the header list in force '
+            f"({where or 'none yet: add it where the version goes'})",
+        )
+    keepalive = upstream.child("keepalive")
     pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
-    where = labels(places)
     return get_rule("K-upstream-http11").finding(
         at=anchor,
         directive="proxy_http_version" if not version_ok else "proxy_set_header",
         message=(
-            f"{subject(places, 'proxies', 'proxy')} to upstream {', '.join(names)} "
-            f"(keepalive {pool}) without "
-            f"{' and '.join(missing)}: nginx speaks HTTP/1.0 and closes every upstream "
-            "connection, so the pool is never used"
+            f"{subject(places, 'proxies', 'proxy')} to upstream {upstream.args[0]} "
+            f"(keepalive {pool}) without {' and '.join(missing)}: nginx speaks HTTP/1.0 and "
+            "closes every upstream connection, so the pool is never used"
         ),
         evidence={
-            "upstream": names[0],
-            "upstreams": names,
+            "upstream": upstream.args[0],
             "keepalive": pool,
             "proxy_http_version": version.first if version.node else "1.0 (default)",
             "connection_header": connection.args[1:2] if connection is not None else None,
             "missing": missing,
-            "places": where,
+            "places": labels(places),
+            "header_lists": labels(holders),
         },
         fix=fix,
     )

@@ -13,6 +13,7 @@ from nginx_fleet_analyzer.effective import (
     group,
     headers,
     labels,
+    nearest_common,
     subject,
     tls_servers,
     value,
@@ -75,15 +76,21 @@ def weak_tls_spots(
     return weak_places(config, name, chosen, is_weak)
 
 
+def tls_users(config: ParsedConfig, name: str) -> dict[int, list[Directive]]:
+    """TLS servers by the id of the `name` directive in force there (absent: the default)."""
+    users: dict[int, list[Directive]] = {}
+    for server in tls_servers(config):
+        node = value(name, server).node
+        if node is not None:
+            users.setdefault(id(node), []).append(server)
+    return users
+
+
 @rule("S-protocols", Category.TLS, Severity.ERROR)
 def check_protocols(ctx: RuleContext) -> Iterator[Finding]:
     """Broken protocol versions are enabled where a TLS server runs with them."""
     config = ctx.config
-    users: dict[int, list[Directive]] = {}
-    for server in tls_servers(config):
-        node = value("ssl_protocols", server).node
-        if node is not None:
-            users.setdefault(id(node), []).append(server)
+    users = tls_users(config, "ssl_protocols")
     for node in config.find("ssl_protocols"):
         broken = [p for p in node.args if p in BROKEN_PROTOCOLS]
         if not broken:
@@ -372,13 +379,22 @@ def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
     """A TLS server does not tell browsers to stay on HTTPS."""
     config = ctx.config
     lacking = [s for s in tls_servers(config) if "strict-transport-security" not in headers(s)]
-    listless = [s for s in lacking if entries("add_header", s)[0] is None]
-    # add_header lists inherit all or nothing: the header goes into the block whose list applies;
-    # servers with no list anywhere share one line at http (or their own block when alone).
-    fallback = listless[0] if len(listless) == 1 else common_block(config, listless)
-    pairs = [(entries("add_header", s)[0] or fallback or s, s) for s in lacking]
-    for target, servers in group(pairs):
-        at = servers[0] if len(servers) == 1 else target
+    # add_header lists inherit all or nothing, so the header goes into the list in force: one
+    # finding for servers sharing http's list (or none at all), one for servers with their own.
+    shared = [s for s in lacking if entries("add_header", s)[0] is not s]
+    own = [s for s in lacking if s not in shared]
+    for servers in (shared, own):
+        if not servers:
+            continue
+        holder = entries("add_header", servers[0])[0]
+        target = holder or (servers[0] if len(servers) == 1 else common_block(config, servers))
+        if target is None:
+            continue
+        at = servers[0] if len(servers) == 1 else nearest_common(servers) or target
+        others = labels(servers[1:]) if servers is own else []
+        note = f"and the same line in {', '.join(others[:3])}" if others else ""
+        if len(others) > 3:
+            note += f" and {len(others) - 3} more"
         yield get_rule("S-hsts").finding(
             at=at,
             directive="add_header",
@@ -389,6 +405,7 @@ def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
             evidence={
                 "servers": labels(servers),
                 "add_header": sorted(headers(servers[0])),
+                "own_header_lists": servers is own,
             },
-            fix=make_fix("add", "add_header", HSTS_ARGS, target),
+            fix=make_fix("add", "add_header", HSTS_ARGS, target, note),
         )
