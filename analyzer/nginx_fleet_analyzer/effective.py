@@ -185,7 +185,8 @@ def _reroutes(block: Directive) -> bool:
     for node in rewrites:
         args = node.args
         flag = args[2] if len(args) > 2 else ""
-        away = flag in (*REDIRECT_FLAGS, "last") or (
+        # Without a flag (or with `last`) the new URI is matched against the locations again.
+        away = flag in (*REDIRECT_FLAGS, "last", "") or (
             len(args) > 1 and args[1].startswith(ABSOLUTE_PREFIXES)
         )
         if away and args and args[0] in CATCH_ALL:

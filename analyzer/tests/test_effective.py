@@ -119,6 +119,8 @@ ROLE_CASES = [
     ("return 403;", Role.REFUSES),
     ("deny all;", Role.REFUSES),
     ("rewrite ^ /other/ last;", Role.REROUTES),
+    ("rewrite ^(.*)$ /index.php?q=$1;", Role.REROUTES),
+    ("rewrite ^(.*)$ /index.php?q=$1 break; root /srv;", Role.FILES),
     ("rewrite ^/old/(.*)$ /new/$1 permanent;", Role.REROUTES),
     ("root /srv;", Role.FILES),
     ("try_files $uri =404;", Role.FILES),
