@@ -202,3 +202,86 @@ def test_cache_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.CACHE, TWO_SITES % "    proxy_cache_key $uri;" + cached(" max_size=1g")
     )
+
+
+PER_PLACE = """events {}
+http {
+    proxy_cache_path /var/cache/nginx keys_zone=pages:10m;
+    fastcgi_cache_path /var/cache/php keys_zone=php:10m;
+    server {
+        listen 80;
+        server_name shop.example;
+        proxy_cache pages;
+        location / {
+            proxy_pass http://127.0.0.1:9000;
+        }
+        location /cart/ {
+%s
+            proxy_pass http://127.0.0.1:9000;
+        }
+        location ~ \\.php$ {
+%s
+            fastcgi_pass unix:/run/php/fpm.sock;
+        }
+    }
+}
+"""
+
+
+def test_c_no_valid_inherited_cache_is_one_finding_and_off_disables_it() -> None:
+    [finding] = run("C-no-valid", PER_PLACE % ("", ""))
+    assert (finding.line, finding.evidence["places"]) == (
+        8,
+        ["server shop.example location /", "server shop.example location /cart/"],
+    )
+    [finding] = run("C-no-valid", PER_PLACE % ("            proxy_cache off;", ""))
+    assert finding.evidence["places"] == ["server shop.example location /"]
+    valid = PER_PLACE.replace(
+        "proxy_cache pages;", "proxy_cache pages;\n        proxy_cache_valid 5m;"
+    )
+    assert run("C-no-valid", valid % ("", "")) == []
+
+
+def test_c_no_valid_judges_fastcgi_caches_alike() -> None:
+    [proxy, fastcgi] = run("C-no-valid", PER_PLACE % ("", "            fastcgi_cache php;"))
+    assert (fastcgi.line, fastcgi.evidence["zone"]) == (17, "php")
+    assert fastcgi.fix is not None
+    assert fastcgi.fix.directive == "fastcgi_cache_valid"
+    assert proxy.evidence["zone"] == "pages"
+    keyed = "            fastcgi_cache php;\n            fastcgi_cache_valid 200 1m;"
+    assert [f.evidence["zone"] for f in run("C-no-valid", PER_PLACE % ("", keyed))] == ["pages"]
+
+
+def test_c_observable_reads_the_logs_written_where_the_cache_is_used() -> None:
+    timed = (
+        "    log_format cached '$remote_addr $status $upstream_cache_status';\n"
+        "    access_log /var/log/nginx/access.log;\n"
+    )
+    text = PER_PLACE.replace("    server {\n", timed + "    server {\n", 1)
+    per_server = text.replace(
+        "proxy_cache pages;", "proxy_cache pages;\n        access_log /var/log/c.log cached;"
+    )
+    assert run("C-observable", per_server % ("", "")) == []
+    [finding] = run("C-observable", text % ("", ""))
+    assert finding.evidence["formats_in_use"] == ["combined"]
+
+
+def test_c_lock_unset_for_many_servers_is_one_finding_at_http() -> None:
+    sites = "".join(
+        f"    server {{\n        server_name s{i}.example;\n        location / {{\n"
+        "            proxy_cache pages;\n            proxy_pass http://127.0.0.1:9000;\n"
+        "        }\n    }\n"
+        for i in range(12)
+    )
+    text = (
+        "events {}\nhttp {\n    proxy_cache_path /var/cache/nginx keys_zone=pages:10m;\n"
+        + sites
+        + "}\n"
+    )
+    [finding] = run("C-lock", text)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.context, len(finding.evidence["places"])) == (2, "http", 12)  # type: ignore[arg-type]
+    one_off = text.replace("proxy_cache pages;", "proxy_cache pages;\n    proxy_cache_lock on;", 1)
+    [finding] = run("C-lock", one_off)
+    assert len(finding.evidence["places"]) == 11  # type: ignore[arg-type]
+    assert run("C-lock", text.replace("http {\n", "http {\n    proxy_cache_lock on;\n", 1)) == []

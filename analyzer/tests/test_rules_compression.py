@@ -169,3 +169,82 @@ def test_compression_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.COMPRESSION, PROXIED % "    gzip on;\n    gzip_types text/css;"
     )
+
+
+MIXED = """events {}
+http {
+    gzip on;
+    gzip_vary on;
+    gzip_min_length 1024;
+    server {
+        listen 80;
+        server_name app.example;
+        root /srv/app;
+        location / {
+            proxy_pass http://127.0.0.1:3000;
+        }
+        location /files/ {
+%s
+        }
+    }
+    server {
+        listen 80;
+        server_name admin.example;
+        location / {
+            deny all;
+        }
+    }
+}
+"""
+
+
+def test_g_off_ignores_servers_that_only_deny_or_redirect() -> None:
+    closed = (
+        "events {}\nhttp {\n    server {\n        listen 80;\n"
+        "        location / {\n            deny all;\n        }\n"
+        "        location /old/ {\n            rewrite ^ https://new.example/ permanent;\n"
+        "        }\n    }\n}\n"
+    )
+    assert run("G-off", closed) == []
+    opened = closed.replace("deny all;", "root /srv;")
+    [finding] = run("G-off", opened)
+    assert finding.evidence["places"] == ["server location /"]
+
+
+def test_g_off_silent_for_a_deliberate_location_off_but_fires_for_a_server_off() -> None:
+    assert run("G-off", MIXED % "            gzip off;") == []
+    server_off = MIXED.replace("root /srv/app;", "root /srv/app;\n        gzip off;")
+    [finding] = run("G-off", server_off % "            gzip on;")
+    assert (finding.line, finding.evidence["places"]) == (10, ["server app.example location /"])
+
+
+def test_g_types_one_finding_per_cause_for_every_place_using_the_default() -> None:
+    [finding] = run("G-types", MIXED % "")
+    # The places on the default list share one `gzip on` (in http): one finding, added there.
+    assert finding.line == 2
+    assert finding.evidence["places"] == [
+        "server app.example location /",
+        "server app.example location /files/",
+    ]
+
+
+def test_g_types_judges_a_location_that_overrides_the_list() -> None:
+    good = "    gzip_types text/css application/javascript application/json image/svg+xml;\n"
+    text = MIXED.replace("    gzip on;\n", "    gzip on;\n" + good)
+    assert run("G-types", text % "") == []
+    [finding] = run("G-types", text % "            gzip_types text/css image/png;")
+    assert (finding.line, finding.evidence["compressed"]) == (15, ["image/png"])
+
+
+def test_g_proxied_only_for_locations_that_proxy() -> None:
+    [finding] = run("G-proxied", MIXED % "")
+    assert finding.evidence["places"] == ["server app.example location /"]
+    static = MIXED.replace("proxy_pass http://127.0.0.1:3000;", "try_files $uri =404;")
+    assert run("G-proxied", static % "") == []
+
+
+def test_g_off_ignores_grpc_only_servers() -> None:
+    grpc = MIXED.replace("proxy_pass http://127.0.0.1:3000;", "grpc_pass grpc://127.0.0.1:50051;")
+    text = grpc.replace("    gzip on;\n", "") % "            deny all;"
+    assert run("G-off", text) == []
+    assert len(run("G-off", MIXED.replace("    gzip on;\n", "") % "")) == 1

@@ -187,3 +187,108 @@ def test_keepalive_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.KEEPALIVE, UPSTREAM % ("        keepalive 16;", "")
     )
+
+
+POOLED = """events {}
+http {
+    upstream app {
+        server 127.0.0.1:9000;
+        keepalive 16;
+    }
+    server {
+        listen 80;
+%s
+        location / {
+            proxy_pass http://app;
+        }
+        location /api/ {
+%s
+            proxy_pass http://app;
+        }
+        location /ws/ {
+            proxy_pass http://app;
+            if ($arg_debug) {
+                proxy_pass http://app;
+            }
+        }
+    }
+}
+"""
+SERVER_HTTP11 = '        proxy_http_version 1.1;\n        proxy_set_header Connection "";'
+
+
+def test_k_upstream_http11_inherited_from_the_server_counts() -> None:
+    assert run("K-upstream-http11", POOLED % (SERVER_HTTP11, "")) == []
+
+
+def test_k_upstream_http11_location_with_its_own_headers_loses_connection() -> None:
+    own = "            proxy_set_header X-Real-IP $remote_addr;"
+    [finding] = run("K-upstream-http11", POOLED % (SERVER_HTTP11, own))
+    assert (finding.line, finding.evidence["missing"]) == (14, ['proxy_set_header Connection ""'])
+    assert finding.fix is not None
+    # The location's own list is the one in force: the header goes there.
+    assert (finding.fix.action, finding.fix.line) == ("add", 14)
+
+
+def test_k_upstream_http11_one_finding_for_places_sharing_the_cause() -> None:
+    [finding] = run("K-upstream-http11", POOLED % ("", ""))
+    assert finding.line == 7
+    assert finding.evidence["places"] == [
+        "server location /",
+        "server location /api/",
+        "server location /ws/",
+        "server if ($arg_debug)",
+    ]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "server")
+
+
+def test_k_upstream_http11_silent_for_upstreams_without_pool() -> None:
+    text = (POOLED % ("", "")).replace("        keepalive 16;\n", "")
+    assert run("K-upstream-http11", text) == []
+
+
+def test_k_timeout_one_finding_for_servers_on_the_default_and_one_per_own_value() -> None:
+    servers = "".join(
+        f"    server {{\n        listen 80;\n        server_name s{i}.example;\n    }}\n"
+        for i in range(3)
+    )
+    own = "    server {\n        listen 81;\n        keepalive_timeout 120s;\n    }\n"
+    found = run("K-timeout", "events {}\nhttp {\n" + servers + own + "}\n", metrics=IDLE)
+    assert [(f.line, len(f.evidence["places"])) for f in found] == [(2, 3), (17, 1)]  # type: ignore[arg-type]
+    short = own.replace("120s", "10s")
+    found = run("K-timeout", "events {}\nhttp {\n" + servers + short + "}\n", metrics=IDLE)
+    assert [f.line for f in found] == [2]
+
+
+def _many_sites(version: str) -> str:
+    sites = "".join(
+        f"    server {{\n        server_name s{i}.example;\n        location @app {{\n"
+        "            proxy_set_header Host $host;\n            proxy_pass http://app;\n"
+        "        }\n    }\n"
+        for i in range(30)
+    )
+    pool = "    upstream app {\n        server 127.0.0.1:9000;\n        keepalive 16;\n    }\n"
+    return "events {}\nhttp {\n" + version + pool + sites + "}\n"
+
+
+def test_k_upstream_http11_thirty_sites_on_the_default_are_one_finding() -> None:
+    [finding] = run("K-upstream-http11", _many_sites(""))
+    assert finding.line == 2
+    assert len(finding.evidence["places"]) == 30  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert (finding.fix.action, finding.fix.context) == ("add", "http")
+    assert "and 27 more" in finding.fix.note
+
+
+def test_k_upstream_http11_own_header_lists_are_one_finding_once_the_version_is_set() -> None:
+    [finding] = run("K-upstream-http11", _many_sites("    proxy_http_version 1.1;\n"))
+    assert finding.evidence["missing"] == ['proxy_set_header Connection ""']
+    assert len(finding.evidence["header_lists"]) == 30  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert finding.fix.action == "add"
+    fixed = _many_sites("    proxy_http_version 1.1;\n").replace(
+        "proxy_set_header Host $host;",
+        'proxy_set_header Host $host;\n    proxy_set_header Connection "";',
+    )
+    assert run("K-upstream-http11", fixed) == []

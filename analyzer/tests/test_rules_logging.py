@@ -86,3 +86,35 @@ def test_logging_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.LOGGING, SITE % "    access_log /x main;\n    error_log /y debug;"
     )
+
+
+LOGGED = """events {}
+http {
+    log_format timed '$remote_addr "$request" $status $request_time';
+    access_log /var/log/nginx/access.log;
+    server {
+        listen 80;
+        access_log /var/log/nginx/a.log timed;
+    }
+    server {
+        listen 80;
+%s
+        location /health {
+            access_log off;
+        }
+    }
+}
+"""
+
+
+def test_l_fields_judges_the_formats_in_force_not_every_line() -> None:
+    # http's combined log is overridden in every server: nothing writes it.
+    assert run("L-fields", LOGGED % "        access_log /var/log/nginx/b.log timed;") == []
+    [finding] = run("L-fields", LOGGED % "")
+    assert (finding.line, finding.evidence["log_format"]) == (4, "combined")
+
+
+def test_l_buffer_skips_logs_nothing_writes() -> None:
+    text = LOGGED % "        access_log /var/log/nginx/b.log timed buffer=64k;"
+    found = run("L-buffer", text, metrics=BUSY)
+    assert [f.line for f in found] == [7]

@@ -198,3 +198,130 @@ def test_tls_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.TLS, TLS % ("    ssl_session_cache shared:SSL:1m;", "        ssl_stapling on;")
     )
+
+
+OVERRIDDEN = """events {}
+http {
+    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;
+    server {
+        listen 443 ssl;
+        server_name a.example;
+        ssl_protocols TLSv1.2 TLSv1.3;
+    }
+    server {
+        listen 443 ssl;
+        server_name b.example;
+%s
+    }
+    server {
+        listen 80;
+        server_name plain.example;
+    }
+}
+"""
+
+
+def test_s_protocols_overridden_in_every_tls_server_is_info_at_http() -> None:
+    text = OVERRIDDEN % "        ssl_protocols TLSv1.3;"
+    [finding] = run("S-protocols", text)
+    assert (finding.severity, finding.line) == ("info", 3)
+    assert finding.evidence["servers"] == []
+
+
+def test_s_protocols_inherited_by_one_tls_server_is_an_error_naming_it() -> None:
+    [finding] = run("S-protocols", OVERRIDDEN % "")
+    assert (finding.severity, finding.line) == ("error", 3)
+    # The plain-HTTP server inherits the line too, but speaks no TLS.
+    assert finding.evidence["servers"] == ["server b.example"]
+    assert "server b.example" in finding.message
+
+
+def test_s_protocols_old_default_is_one_finding_for_every_server() -> None:
+    single = (
+        "events {}\nhttp {\n"
+        + "".join(
+            f"    server {{\n        listen 443 ssl;\n        server_name s{i}.example;\n    }}\n"
+            for i in range(30)
+        )
+        + "}\n"
+    )
+    [finding] = run("S-protocols", single, OLD)
+    assert (finding.line, len(finding.evidence["servers"])) == (2, 30)  # type: ignore[arg-type]
+    assert "and 27 more" in finding.message
+    overridden = single.replace("s0.example;", "s0.example;\n        ssl_protocols TLSv1.3;")
+    [finding] = run("S-protocols", overridden, OLD)
+    assert "server s0.example" not in finding.evidence["servers"]  # type: ignore[operator]
+
+
+def test_s_session_cache_one_finding_per_cause_listing_servers() -> None:
+    text = OVERRIDDEN % ""
+    [finding] = run("S-session-cache", text)
+    assert finding.line == 2
+    assert finding.evidence["servers"] == ["server a.example", "server b.example"]
+    text = OVERRIDDEN % "        ssl_session_cache shared:B:1m;"
+    [finding] = run("S-session-cache", text)
+    assert finding.evidence["servers"] == ["server a.example"]
+
+
+def test_s_session_cache_silent_when_every_tls_server_has_one() -> None:
+    text = (OVERRIDDEN % "        ssl_session_cache shared:B:1m;").replace(
+        "ssl_protocols TLSv1.2 TLSv1.3;", "ssl_session_cache shared:A:1m;"
+    )
+    assert run("S-session-cache", text) == []
+
+
+def test_tls_rules_ignore_plain_http_servers() -> None:
+    text = PLAIN % ("    ssl_stapling on;\n    ssl_protocols TLSv1;", "")
+    for rule_id in ("S-session-cache", "S-session-timeout", "S-tickets", "S-stapling", "S-hsts"):
+        assert run(rule_id, text, OLD) == [], rule_id
+    [protocols] = run("S-protocols", text, OLD)
+    assert protocols.severity == "info"
+
+
+def test_s_stapling_one_finding_for_an_http_line_inherited_by_two_servers() -> None:
+    text = OVERRIDDEN.replace("ssl_protocols TLSv1 TLSv1.1 TLSv1.2;", "ssl_stapling on;") % ""
+    [finding] = run("S-stapling", text)
+    assert (finding.line, len(finding.evidence["servers"])) == (3, 2)  # type: ignore[arg-type]
+
+
+def test_s_hsts_empty_add_header_removes_the_header() -> None:
+    removed = '        add_header Strict-Transport-Security "";'
+    [finding] = run("S-hsts", TLS % ("", removed))
+    assert finding.evidence["servers"] == ["server example.com"]
+
+
+def test_s_hsts_groups_servers_without_a_list_at_http() -> None:
+    text = OVERRIDDEN % ""
+    [finding] = run("S-hsts", text)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.context) == (2, "http")
+    hsts = '    add_header Strict-Transport-Security "max-age=31536000" always;'
+    assert run("S-hsts", text.replace("    ssl_protocols TLSv1 TLSv1.1 TLSv1.2;", hsts)) == []
+
+
+def test_s_http2_from_1_25_1_one_line_at_http_for_several_servers() -> None:
+    [finding] = run("S-http2", OVERRIDDEN % "", NEW)
+    assert finding.fix is not None
+    assert (finding.line, finding.fix.action, finding.fix.context) == (2, "add", "http")
+    assert len(finding.evidence["servers"]) == 2  # type: ignore[arg-type]
+    assert len(run("S-http2", OVERRIDDEN % "", OLD)) == 2
+    assert run("S-http2", (OVERRIDDEN % "").replace("http {", "http {\n    http2 on;"), NEW) == []
+
+
+def test_s_hsts_servers_with_their_own_header_lists_are_one_finding() -> None:
+    sites = "".join(
+        f"    server {{\n        listen 443 ssl;\n        server_name s{i}.example;\n"
+        "        add_header X-Frame-Options DENY;\n    }\n"
+        for i in range(5)
+    )
+    [finding] = run("S-hsts", "events {}\nhttp {\n" + sites + "}\n")
+    assert finding.evidence["own_header_lists"] is True
+    assert (finding.line, len(finding.evidence["servers"])) == (2, 5)  # type: ignore[arg-type]
+    assert finding.fix is not None
+    assert (finding.fix.line, finding.fix.note.endswith("s3.example and 1 more")) == (3, True)
+    hsts = (
+        "add_header X-Frame-Options DENY;\n"
+        '        add_header Strict-Transport-Security "max-age=1";'
+    )
+    text = "events {}\nhttp {\n" + sites.replace("add_header X-Frame-Options DENY;", hsts) + "}\n"
+    assert run("S-hsts", text) == []

@@ -6,6 +6,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
+from nginx_fleet_analyzer.effective import PASS_DIRECTIVES as PASS_DIRECTIVES
+from nginx_fleet_analyzer.effective import (
+    Role,
+    has_docroot,
+    role,
+    scopes,
+    serving,
+)
 from nginx_fleet_analyzer.findings import Finding, Fix, FixAction
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 
@@ -23,16 +31,6 @@ _TIME_UNITS = {
     "M": 30 * 86400,
     "y": 365 * 86400,
 }
-
-# Directives that hand a request to another server instead of serving files.
-PASS_DIRECTIVES = (
-    "proxy_pass",
-    "fastcgi_pass",
-    "uwsgi_pass",
-    "scgi_pass",
-    "grpc_pass",
-    "memcached_pass",
-)
 
 
 @lru_cache(maxsize=8192)
@@ -204,29 +202,21 @@ def is_on(node: Directive | None, default: bool = False) -> bool:
 
 
 def passes_request(block: Directive) -> bool:
-    """Whether a location (or server) hands requests on, answers by itself or only returns."""
-    answers = (*PASS_DIRECTIVES, "return", "stub_status", "empty_gif")
-    index = children_by_name(block)
-    return any(name in index for name in answers)
+    """Whether a location (or server) hands requests on, answers, refuses or only redirects."""
+    return role(block) is not Role.FILES
 
 
 def content_servers(config: ParsedConfig) -> list[Directive]:
     """http servers that answer with content (not those that only `return`, e.g. redirects)."""
-    return [s for s in config.servers() if s.child("return") is None]
+    return [s for s in config.servers() if scopes(s)]
 
 
 def file_serving_scopes(config: ParsedConfig) -> list[Directive]:
-    """Locations (or location-less servers) that serve files from `root`/`alias`."""
-    scopes: list[Directive] = []
-    for server in content_servers(config):
-        locations = locations_in(server)
-        candidates = locations if locations else [server]
-        for scope in candidates:
-            if passes_request(scope):
-                continue
-            if own(scope, "alias") or setting(config, "root", scope) is not None:
-                scopes.append(scope)
-    return scopes
+    """Locations (or location-less servers) that serve files from `root`/`alias`.
+
+    Locations that pass, answer, only deny or only redirect serve no files, whatever root says.
+    """
+    return [scope for scope in serving(config, Role.FILES) if has_docroot(scope)]
 
 
 def server_of(node: Directive) -> Directive | None:

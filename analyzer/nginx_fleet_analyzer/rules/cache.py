@@ -6,26 +6,39 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
+from nginx_fleet_analyzer.effective import (
+    Role,
+    entries,
+    group,
+    labels,
+    nearest_common,
+    serving,
+    subject,
+    value,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
+    enclosing,
     format_bytes,
-    inherited_list,
     is_on,
-    locations_in,
     make_fix,
     parse_size,
     server_of,
     set_or_add,
-    setting,
-    unique_by_anchor,
     upstream_name,
 )
-from nginx_fleet_analyzer.rules.logging import COMBINED_FORMAT, formats_in_use, log_formats
+from nginx_fleet_analyzer.rules.logging import (
+    COMBINED_FORMAT,
+    formats_at,
+    formats_in_use,
+    log_formats,
+)
 
 HOST_KEY = ["$scheme$request_method$host$request_uri"]
 _HOST_VARIABLE = re.compile(r"\$\{?(host|http_host|server_name)\b")
+CACHING_PREFIXES = ("proxy", "fastcgi")
 CACHE_PATHS = ("proxy_cache_path", "fastcgi_cache_path", "uwsgi_cache_path", "scgi_cache_path")
 USE_STALE = ["error", "timeout", "updating", "http_500", "http_502", "http_503", "http_504"]
 # nginx's documented density of a keys zone; the mean object size is our assumption.
@@ -37,20 +50,25 @@ HIT_RATIO_FLOOR = 0.5
 
 
 def cache_uses(config: ParsedConfig, prefix: str = "proxy") -> list[tuple[Directive, Directive]]:
-    """(location, the `*_cache` directive in force there) for locations that pass and cache."""
+    """(place, the `*_cache` in force there) for locations (and `if`s) that pass and cache.
+
+    `proxy_cache off` in a location (or nothing set anywhere above it) means no cache there.
+    """
     uses = []
-    for server in config.servers():
-        for location in locations_in(server):
-            if location.child(f"{prefix}_pass") is None:
-                continue
-            cache = setting(config, f"{prefix}_cache", location)
-            if cache is not None and cache.args not in ([], ["off"]) and cache.parent is not None:
-                uses.append((location, cache))
+    seen: set[int] = set()
+    for node in config.find(f"{prefix}_pass"):
+        place = node.parent
+        if place is None or id(place) in seen or enclosing(node, "server") is None:
+            continue
+        seen.add(id(place))
+        cache = value(f"{prefix}_cache", place)
+        if cache.on and cache.node is not None and cache.holder is not None:
+            uses.append((place, cache.node))
     return uses
 
 
 def _forwards_host(location: Directive) -> bool:
-    _, headers = inherited_list("proxy_set_header", location)
+    _, headers = entries("proxy_set_header", location)
     return any(h.args[:1] and h.args[0].lower() == "host" for h in headers)
 
 
@@ -79,10 +97,10 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
         explicit = [
             (loc, key)
             for loc, _ in uses
-            if (key := setting(config, "proxy_cache_key", loc)) is not None
+            if (key := value("proxy_cache_key", loc).node) is not None
             and not _HOST_VARIABLE.search(" ".join(key.args))
         ]
-        defaulted = [(loc, c) for loc, c in uses if setting(config, "proxy_cache_key", loc) is None]
+        defaulted = [(loc, c) for loc, c in uses if value("proxy_cache_key", loc).default_used]
         sites = _shares_sites(uses)
         if explicit and sites:
             key = explicit[0][1]
@@ -128,37 +146,56 @@ def _key_finding(zone: str, sites: list[str], at: Directive, key: str, fix: Fix)
 def _cache_companion(
     ctx: RuleContext,
     rule_id: str,
-    name: str,
+    suffix: str,
     is_weak: Callable[[Directive | None], bool],
     args: list[str],
     message: str,
     note: str = "",
 ) -> Iterator[Finding]:
-    """A finding per `proxy_cache` whose locations lack a companion setting, added next to it."""
-    pairs: list[tuple[Directive, Finding]] = []
-    for location, cache in cache_uses(ctx.config):
-        node = setting(ctx.config, name, location)
-        if not is_weak(node):
-            continue
-        anchor = node if node is not None else cache
-        fix = set_or_add(name, args, node, cache.parent or cache, note)
-        pairs.append(
-            (
-                anchor,
-                get_rule(rule_id).finding(
-                    at=anchor,
-                    directive=name,
-                    message=f"{location.label} caches in zone {cache.args[0]} {message}",
-                    evidence={
-                        "zone": cache.args[0],
-                        name: node.args if node is not None else None,
-                        "location": location.label,
-                    },
-                    fix=fix,
-                ),
+    """One finding per cause where caching places lack a companion `*_cache<suffix>` setting.
+
+    A missing setting is added next to the `*_cache` line in force (it covers the same places);
+    proxy and FastCGI caches are judged alike.
+    """
+    for prefix in CACHING_PREFIXES:
+        name = f"{prefix}_cache{suffix}"
+        pairs: list[tuple[Directive, Directive]] = []
+        defaulted: list[tuple[Directive, Directive]] = []
+        for place, cache in cache_uses(ctx.config, prefix):
+            node = value(name, place).node
+            if not is_weak(node):
+                continue
+            if node is not None:
+                pairs.append((node, place))
+            else:
+                defaulted.append((place, cache))
+        if defaulted:
+            # Unset everywhere: one line next to the one cache line, or in the innermost block
+            # around every caching place (http for several servers), covers them all.
+            places = [place for place, _ in defaulted]
+            caches = {id(cache): cache for _, cache in defaulted}
+            shared = next(iter(caches.values())) if len(caches) == 1 else None
+            block = shared.parent if shared is not None else nearest_common(places)
+            if block is not None:
+                pairs.extend((shared or block, place) for place in places)
+        for anchor, places in group(pairs):
+            node = anchor if anchor.name == name else None
+            cache = value(f"{prefix}_cache", places[0]).node or anchor
+            into = anchor if anchor.block is not None else cache.parent or anchor
+            where = labels(places)
+            yield get_rule(rule_id).finding(
+                at=anchor,
+                directive=name,
+                message=f"{subject(places, 'caches', 'cache')} in zone {' '.join(cache.args[:1])} "
+                f"{message.format(name=name)}",
+                evidence={
+                    "zone": cache.args[0] if cache.args else None,
+                    name: node.args if node is not None else None,
+                    "location": where[0],
+                    "places": where,
+                },
+                fix=set_or_add(name, args, node, into, note.format(prefix=prefix)),
             )
-        )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("C-no-valid", Category.CACHE, Severity.WARNING)
@@ -167,11 +204,11 @@ def check_cache_valid(ctx: RuleContext) -> Iterator[Finding]:
     yield from _cache_companion(
         ctx,
         "C-no-valid",
-        "proxy_cache_valid",
+        "_valid",
         lambda node: node is None,
         ["200", "301", "10m"],
-        "with no proxy_cache_valid: responses without caching headers are never cached",
-        "also proxy_cache_valid 404 1m;",
+        "with no {name}: responses without caching headers are never cached",
+        "also {prefix}_cache_valid 404 1m;",
     )
 
 
@@ -181,10 +218,10 @@ def check_cache_lock(ctx: RuleContext) -> Iterator[Finding]:
     yield from _cache_companion(
         ctx,
         "C-lock",
-        "proxy_cache_lock",
+        "_lock",
         lambda node: not is_on(node),
         ["on"],
-        "without proxy_cache_lock on: a cold key sends every concurrent request upstream",
+        "without {name} on: a cold key sends every concurrent request upstream",
     )
 
 
@@ -194,12 +231,12 @@ def check_cache_stale(ctx: RuleContext) -> Iterator[Finding]:
     yield from _cache_companion(
         ctx,
         "C-stale",
-        "proxy_cache_use_stale",
+        "_use_stale",
         lambda node: node is None or node.args == ["off"],
         USE_STALE,
-        "without proxy_cache_use_stale: clients get errors while the upstream is down "
+        "without {name}: clients get errors while the upstream is down "
         "or wait while an entry is refreshed",
-        "also proxy_cache_background_update on;",
+        "also {prefix}_cache_background_update on;",
     )
 
 
@@ -282,7 +319,13 @@ def check_cache_observable(ctx: RuleContext) -> Iterator[Finding]:
     if not paths or http is None:
         return
     formats = log_formats(config)
-    used = formats_in_use(config)
+    places = [place for prefix in CACHING_PREFIXES for place, _ in cache_uses(config, prefix)]
+    # The logs that matter are the ones written where the cache is used.
+    used = (
+        list(dict.fromkeys(name for place in places for name in formats_at(place)))
+        if places
+        else formats_in_use(config)
+    )
     texts = {name: " ".join(formats[name].args[1:]) if name in formats else "" for name in used}
     if any("$upstream_cache_status" in text for text in texts.values()):
         return
@@ -320,32 +363,30 @@ def check_microcache(ctx: RuleContext) -> Iterator[Finding]:
     if ratio is None or ratio < MOSTLY_GET_200:
         return
     config = ctx.config
-    for server in config.servers():
-        for location in locations_in(server):
-            for prefix in ("proxy", "fastcgi"):
-                if location.child(f"{prefix}_pass") is None:
-                    continue
-                cache = setting(config, f"{prefix}_cache", location)
-                if cache is not None and cache.args[:1] != ["off"]:
-                    continue
-                yield get_rule("C-microcache").finding(
-                    at=location,
-                    directive=f"{prefix}_cache",
-                    message=(
-                        f"{location.label} passes to an app with no cache while {ratio:.0%} of "
-                        "responses over the last hour were GET 200s: a 1s to 30s microcache "
-                        "absorbs bursts"
-                    ),
-                    evidence={"status_2xx_get_ratio": ratio, "pass": f"{prefix}_pass"},
-                    fix=make_fix(
-                        "none",
-                        f"{prefix}_cache",
-                        [],
-                        location,
-                        f"needs a {prefix}_cache_path zone, {prefix}_cache_valid 200 301 302 30s, "
-                        f"{prefix}_cache_use_stale updating and a bypass for logged-in cookies",
-                    ),
-                )
+    for location in serving(config, Role.PASSES):
+        for prefix in ("proxy", "fastcgi"):
+            if not location.children(f"{prefix}_pass"):
+                continue
+            if value(f"{prefix}_cache", location).on:
+                continue
+            yield get_rule("C-microcache").finding(
+                at=location,
+                directive=f"{prefix}_cache",
+                message=(
+                    f"{location.label} passes to an app with no cache while {ratio:.0%} of "
+                    "responses over the last hour were GET 200s: a 1s to 30s microcache "
+                    "absorbs bursts"
+                ),
+                evidence={"status_2xx_get_ratio": ratio, "pass": f"{prefix}_pass"},
+                fix=make_fix(
+                    "none",
+                    f"{prefix}_cache",
+                    [],
+                    location,
+                    f"needs a {prefix}_cache_path zone, {prefix}_cache_valid 200 301 302 30s, "
+                    f"{prefix}_cache_use_stale updating and a bypass for logged-in cookies",
+                ),
+            )
 
 
 @rule("C-hit-ratio", Category.CACHE, Severity.WARNING)

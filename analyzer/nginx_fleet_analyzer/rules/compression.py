@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from nginx_fleet_analyzer.effective import (
+    Role,
+    group,
+    labels,
+    role,
+    serving,
+    subject,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
-    content_servers,
     file_serving_scopes,
     is_on,
-    locations_in,
     make_fix,
-    own,
     parse_size,
-    server_of,
     set_or_add,
-    setting,
-    unique_by_anchor,
-    weak_spots,
 )
 
 RECOMMENDED_TYPES = [
@@ -46,16 +49,24 @@ DEFAULT_MIN_LENGTH = 20
 CPU_BOUND_PCT = 70.0
 
 
+def text_places(ctx: RuleContext) -> list[Directive]:
+    """Locations (or location-less servers) that send text: files or an upstream's answers."""
+    # gRPC and memcached answers are not text that gzip_types would match.
+    binary = ("grpc_pass", "memcached_pass")
+    return [
+        place
+        for place in serving(ctx.config, Role.FILES, Role.PASSES)
+        if not any(place.children(name) for name in binary)
+    ]
+
+
 def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:
-    """(scope, the `gzip on` that applies there) for content servers and locations with gzip on."""
-    config = ctx.config
+    """(place, the `gzip on` in force there) for the places that send text with gzip on."""
     scopes: list[tuple[Directive, Directive]] = []
-    for server in content_servers(config):
-        # Locations count only when they switch gzip themselves; else the server speaks for them.
-        for scope in [server, *(loc for loc in locations_in(server) if own(loc, "gzip"))]:
-            gzip = setting(config, "gzip", scope)
-            if gzip is not None and is_on(gzip):
-                scopes.append((scope, gzip))
+    for place in text_places(ctx):
+        gzip = value("gzip", place)
+        if gzip.on and gzip.node is not None:
+            scopes.append((place, gzip.node))
     return scopes
 
 
@@ -67,48 +78,52 @@ def _gzip_setting_findings(
     build: Callable[[Directive, Directive | None, Directive], tuple[str, Fix, dict[str, object]]],
     scopes: list[tuple[Directive, Directive]] | None = None,
 ) -> Iterator[Finding]:
-    """One finding per place where a gzip companion setting is weak where gzip is on.
+    """One finding per cause where a gzip companion setting in force is weak where gzip is on.
 
-    A missing setting is added next to the `gzip on` that applies (so it covers the same scope).
+    A missing setting is added next to the `gzip on` in force (so it covers the same places).
     """
-    pairs: list[tuple[Directive, Finding]] = []
-    for scope, gzip in gzip_scopes(ctx) if scopes is None else scopes:
-        node = setting(ctx.config, name, scope)
-        if not is_weak(node):
-            continue
+    pairs: list[tuple[Directive, Directive]] = []
+    holders: dict[int, tuple[Directive | None, Directive]] = {}
+    for place, gzip in gzip_scopes(ctx) if scopes is None else scopes:
+        node = value(name, place).node
         holder = gzip.parent
-        if holder is None:
+        if holder is None or not is_weak(node):
             continue
         anchor = node if node is not None else holder
-        message, fix, evidence = build(scope, node, holder)
-        pairs.append(
-            (
-                anchor,
-                get_rule(rule_id).finding(
-                    at=anchor, directive=name, message=message, evidence=evidence, fix=fix
-                ),
-            )
+        holders.setdefault(id(anchor), (node, holder))
+        pairs.append((anchor, place))
+    for anchor, places in group(pairs):
+        node, holder = holders[id(anchor)]
+        message, fix, evidence = build(places[0], node, holder)
+        yield get_rule(rule_id).finding(
+            at=anchor,
+            directive=name,
+            message=message,
+            evidence={**evidence, "places": labels(places)},
+            fix=fix,
         )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("G-off", Category.COMPRESSION, Severity.WARNING)
 def check_gzip_off(ctx: RuleContext) -> Iterator[Finding]:
     """Text is served uncompressed."""
-    servers = content_servers(ctx.config)
-    for anchor, node in weak_spots(ctx.config, "gzip", lambda n: not is_on(n), servers):
-        if node is not None and node.parent is not None and node.parent.name == "location":
+    config = ctx.config
+    for anchor, found, places in weak_places(config, "gzip", text_places(ctx), lambda f: not f.on):
+        holder = found.holder
+        if holder is not None and holder.name in ("location", "if"):
             # gzip off in one location is a deliberate choice (BREACH, pre-compressed bodies).
             continue
         note = "with gzip_types " + " ".join(RECOMMENDED_TYPES)
-        fix = set_or_add("gzip", ["on"], node, anchor, note)
-        shown = "gzip off" if node is not None else "gzip is not enabled (default off)"
+        shown = "gzip off" if found.node is not None else "gzip is not enabled (default off)"
         yield get_rule("G-off").finding(
             at=anchor,
             directive="gzip",
-            message=f"{shown} where text is served: gzip cuts text bandwidth by 60-80%",
-            evidence={"gzip": "off", "default_used": node is None},
-            fix=fix,
+            message=(
+                f"{shown} where {subject(places, 'sends', 'send')} text: gzip cuts text bandwidth "
+                "by 60-80%"
+            ),
+            evidence={"gzip": "off", "default_used": found.default_used, "places": labels(places)},
+            fix=set_or_add("gzip", ["on"], found.node, anchor, note),
         )
 
 
@@ -223,9 +238,8 @@ def check_gzip_vary(ctx: RuleContext) -> Iterator[Finding]:
     yield from _gzip_setting_findings(ctx, "G-vary", "gzip_vary", lambda n: not is_on(n), build)
 
 
-def _proxies(scope: Directive) -> bool:
-    server = server_of(scope)
-    return server is not None and any(d.name == "proxy_pass" for d in server.walk())
+def _proxies(place: Directive) -> bool:
+    return role(place) is Role.PASSES and bool(place.children("proxy_pass"))
 
 
 @rule("G-proxied", Category.COMPRESSION, Severity.INFO)
@@ -255,29 +269,15 @@ def check_gzip_static(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.facts is None or GZIP_STATIC_MODULE not in ctx.facts.modules:
         return
     config = ctx.config
-    http = config.http()
-    if http is None:
-        return
-    pairs: list[tuple[Directive, Finding]] = []
-    for scope in file_serving_scopes(config):
-        node = setting(config, "gzip_static", scope)
-        if node is not None and node.args[:1] != ["off"]:
-            continue
-        anchor = node if node is not None else http
-        fix = set_or_add("gzip_static", ["on"], node, http)
-        pairs.append(
-            (
-                anchor,
-                get_rule("G-static").finding(
-                    at=anchor,
-                    directive="gzip_static",
-                    message=(
-                        f"{scope.label} serves static files and the build has gzip_static: "
-                        "'gzip_static on' sends file.gz when present, at no CPU per request"
-                    ),
-                    evidence={"gzip_static": "off", "serves": scope.label},
-                    fix=fix,
-                ),
-            )
+    places = file_serving_scopes(config)
+    for anchor, found, users in weak_places(config, "gzip_static", places, lambda f: not f.on):
+        yield get_rule("G-static").finding(
+            at=anchor,
+            directive="gzip_static",
+            message=(
+                f"{subject(users, 'serves', 'serve')} static files and the build has gzip_static: "
+                "'gzip_static on' sends file.gz when present, at no CPU per request"
+            ),
+            evidence={"gzip_static": "off", "serves": labels(users)},
+            fix=set_or_add("gzip_static", ["on"], found.node, anchor),
         )
-    yield from unique_by_anchor(pairs)

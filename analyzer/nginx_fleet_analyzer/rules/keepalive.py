@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from nginx_fleet_analyzer.effective import (
+    entries,
+    labels,
+    locations_of,
+    nearest_common,
+    subject,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
-from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
-    inherited_list,
+    enclosing,
     is_on,
-    locations_in,
     make_fix,
     parse_seconds,
     set_or_add,
-    setting,
     upstream_name,
-    weak_spots,
 )
 
 DEFAULT_KEEPALIVE_TIMEOUT = 75.0
@@ -32,6 +38,24 @@ def _seconds(node: Directive | None, default: float) -> float | None:
     if node is None:
         return default
     return parse_seconds(node.args[0]) if node.args else None
+
+
+def client_spots(
+    config: ParsedConfig, name: str, is_weak: Callable[[Directive | None], bool]
+) -> list[tuple[Directive, Directive | None, list[Directive]]]:
+    """(anchor, directive in force or None, places) where a client setting in force is weak.
+
+    Every http server is judged by its effective value, and every location that sets its own;
+    one entry per cause (the directive in force, or http for the default).
+    """
+    places = [
+        place
+        for server in config.servers()
+        for place in (server, *locations_of(server))
+        if place is server or place.children(name)
+    ]
+    spots = weak_places(config, name, places, lambda found: is_weak(found.node))
+    return [(anchor, found.node, users) for anchor, found, users in spots]
 
 
 def _waiting_ratio(ctx: RuleContext) -> float | None:
@@ -56,7 +80,7 @@ def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
         seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
         return seconds is not None and seconds > 30
 
-    for anchor, node in weak_spots(ctx.config, "keepalive_timeout", too_long):
+    for anchor, node, places in client_spots(ctx.config, "keepalive_timeout", too_long):
         seconds = _seconds(node, DEFAULT_KEEPALIVE_TIMEOUT)
         shown = f"keepalive_timeout {node.args[0]}" if node else "keepalive_timeout (default 75s)"
         # A second argument sets the Keep-Alive header: keep it in step with the real timeout.
@@ -73,6 +97,7 @@ def check_keepalive_timeout(ctx: RuleContext) -> Iterator[Finding]:
                 "keepalive_timeout_s": seconds,
                 "default_used": node is None,
                 "waiting_ratio": round(ratio, 3),
+                "places": labels(places),
             },
             fix=fix,
         )
@@ -90,7 +115,7 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
             return default is not None and default < 1000
         return bool(node.args) and node.args[0].isdigit() and int(node.args[0]) < 1000
 
-    for anchor, node in weak_spots(ctx.config, "keepalive_requests", too_few):
+    for anchor, node, places in client_spots(ctx.config, "keepalive_requests", too_few):
         value = node.args[0] if node is not None else str(default)
         shown = f"keepalive_requests {value}" + (
             "" if node is not None else " (the default of this nginx version)"
@@ -107,6 +132,7 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
                 "keepalive_requests": int(value),
                 "default_used": node is None,
                 "nginx_version": ctx.nginx_version,
+                "places": labels(places),
             },
             fix=fix,
         )
@@ -127,57 +153,106 @@ def check_upstream_http11(ctx: RuleContext) -> Iterator[Finding]:
     }
     if not pooled:
         return
-    for server in config.servers():
-        for location in locations_in(server):
-            for proxy_pass in location.children("proxy_pass"):
-                name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
-                upstream = pooled.get(name or "")
-                if upstream is None:
-                    continue
-                finding = _http11_finding(ctx, location, upstream)
-                if finding is not None:
-                    yield finding
+    # Places (locations, `if` blocks) that proxy to a pooled upstream without HTTP/1.1 keepalive,
+    # grouped by cause: the version in force (one line or nginx's default) and the header list
+    # (one shared list of a server or http, or each place's own list).
+    causes: dict[tuple[str, object, object], list[Directive]] = {}
+    for proxy_pass in config.find("proxy_pass"):
+        place = proxy_pass.parent
+        name = upstream_name(proxy_pass.args[0]) if proxy_pass.args else None
+        if name not in pooled or place is None or enclosing(proxy_pass, "server") is None:
+            continue
+        version, header = _version_cause(place), _header_cause(place)
+        if version is not None or header is not None:
+            causes.setdefault((name or "", version, header), []).append(place)
+    for (name, _, _), places in causes.items():
+        yield _http11_finding(places, pooled[name])
 
 
-def _http11_finding(ctx: RuleContext, location: Directive, upstream: Directive) -> Finding | None:
-    config = ctx.config
-    version = setting(config, "proxy_http_version", location)
-    holder, headers = inherited_list("proxy_set_header", location)
-    connection = [h for h in headers if h.args and h.args[0].lower() == "connection"]
-    version_ok = version is not None and version.args[:1] == ["1.1"]
-    connection_ok = bool(connection) and _connection_header_ok(connection[-1])
-    if version_ok and connection_ok:
+def _connection(place: Directive) -> Directive | None:
+    _, headers = entries("proxy_set_header", place)
+    found = [h for h in headers if h.args and h.args[0].lower() == "connection"]
+    return found[-1] if found else None
+
+
+def _version_cause(place: Directive) -> object:
+    """None when HTTP/1.1 is in force, else the line in force or 'default'."""
+    version = value("proxy_http_version", place)
+    if version.first == "1.1":
         return None
+    return id(version.node) if version.node is not None else "default"
+
+
+def _header_cause(place: Directive) -> object:
+    """None when `Connection ""` (or a variable) is in force, else which list lacks it."""
+    connection = _connection(place)
+    if connection is not None and _connection_header_ok(connection):
+        return None
+    holder, _ = entries("proxy_set_header", place)
+    if holder is None or holder.name in ("http", "server"):
+        return ("shared", id(holder))
+    return "own lists"
+
+
+def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
+    place = places[0]
+    version = value("proxy_http_version", place)
+    holder, _ = entries("proxy_set_header", place)
+    connection = _connection(place)
+    version_ok = _version_cause(place) is None
+    header_ok = _header_cause(place) is None
+    common = place if len(places) == 1 else nearest_common(places) or place
+    holders = list({id(h): h for p in places if (h := entries("proxy_set_header", p)[0])}.values())
     missing: list[str] = []
     if not version_ok:
         missing.append("proxy_http_version 1.1")
-    if not connection_ok:
+    if not header_ok:
         missing.append('proxy_set_header Connection ""')
+    # The finding sits where its fix goes: the wrong version line, the one place, the one
+    # shared header list, else the innermost block around every place.
+    if not version_ok and version.node is not None:
+        anchor = version.node
+    elif len(places) == 1:
+        anchor = place
+    elif version_ok and len(holders) == 1:
+        anchor = holders[0]
+    else:
+        anchor = common
     if not version_ok:
-        fix = set_or_add("proxy_http_version", ["1.1"], version, location)
-    elif connection:
-        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection[-1])
+        fix = set_or_add("proxy_http_version", ["1.1"], version.node, common)
+    elif connection is not None:
+        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection)
     else:
         # proxy_set_header lists inherit all or nothing: add to the block whose list applies.
-        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or location)
-    if len(missing) == 2:
-        fix = replace(fix, note='also add proxy_set_header Connection "" where the list applies')
+        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or common)
+    if not header_ok and (not version_ok or len(holders) > 1):
+        where = ", ".join(labels(holders[:3])) + (
+            f" and {len(holders) - 3} more" if len(holders) > 3 else ""
+        )
+        also = "also add" if not version_ok else "add the same line to"
+        fix = replace(
+            fix,
+            note=f'{also} proxy_set_header Connection "" in the header list in force '
+            f"({where or 'none yet: add it where the version goes'})",
+        )
     keepalive = upstream.child("keepalive")
     pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
     return get_rule("K-upstream-http11").finding(
-        at=location,
+        at=anchor,
         directive="proxy_http_version" if not version_ok else "proxy_set_header",
         message=(
-            f"{location.label} proxies to upstream {upstream.args[0]} (keepalive {pool}) without "
-            f"{' and '.join(missing)}: nginx speaks HTTP/1.0 and closes every upstream "
-            "connection, so the pool is never used"
+            f"{subject(places, 'proxies', 'proxy')} to upstream {upstream.args[0]} "
+            f"(keepalive {pool}) without {' and '.join(missing)}: nginx speaks HTTP/1.0 and "
+            "closes every upstream connection, so the pool is never used"
         ),
         evidence={
             "upstream": upstream.args[0],
             "keepalive": pool,
-            "proxy_http_version": version.args[0] if version is not None else "1.0 (default)",
-            "connection_header": connection[-1].args[1:2] if connection else None,
+            "proxy_http_version": version.first if version.node else "1.0 (default)",
+            "connection_header": connection.args[1:2] if connection is not None else None,
             "missing": missing,
+            "places": labels(places),
+            "header_lists": labels(holders),
         },
         fix=fix,
     )
@@ -214,7 +289,7 @@ def check_upstream_pool(ctx: RuleContext) -> Iterator[Finding]:
 @rule("K-reset", Category.KEEPALIVE, Severity.INFO)
 def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
     """Timed-out connections keep their memory until the close handshake ends."""
-    for anchor, node in weak_spots(
+    for anchor, node, places in client_spots(
         ctx.config, "reset_timedout_connection", lambda node: not is_on(node)
     ):
         fix = set_or_add("reset_timedout_connection", ["on"], node, anchor)
@@ -226,7 +301,11 @@ def check_reset_timedout(ctx: RuleContext) -> Iterator[Finding]:
                 f"reset_timedout_connection is {shown}: memory of timed-out clients is freed only "
                 "after a slow close; 'on' resets them at once"
             ),
-            evidence={"reset_timedout_connection": "off", "default_used": node is None},
+            evidence={
+                "reset_timedout_connection": "off",
+                "default_used": node is None,
+                "places": labels(places),
+            },
             fix=fix,
         )
 
@@ -240,14 +319,14 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
 
     by_anchor: dict[int, tuple[Directive, list[tuple[str, Directive | None]]]] = {}
     for name in CLIENT_TIMEOUTS:
-        for anchor, node in weak_spots(ctx.config, name, at_default):
+        for anchor, node, _ in client_spots(ctx.config, name, at_default):
             by_anchor.setdefault(id(anchor), (anchor, []))[1].append((name, node))
-    for anchor, entries in by_anchor.values():
-        first_name, first_node = entries[0]
-        others = [name for name, _ in entries[1:]]
+    for anchor, spot in by_anchor.values():
+        first_name, first_node = spot[0]
+        others = [name for name, _ in spot[1:]]
         note = f"also {'; '.join(f'{n} 15s' for n in others)}" if others else ""
         fix = set_or_add(first_name, ["15s"], first_node, anchor, note)
-        names = ", ".join(name for name, _ in entries)
+        names = ", ".join(name for name, _ in spot)
         yield get_rule("K-client-timeouts").finding(
             at=anchor,
             directive=first_name,
@@ -256,8 +335,7 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
                 "minute per step; 10s to 15s is enough"
             ),
             evidence={
-                name: (node.args[0] if node is not None else "60s (default)")
-                for name, node in entries
+                name: (node.args[0] if node is not None else "60s (default)") for name, node in spot
             },
             fix=fix,
         )

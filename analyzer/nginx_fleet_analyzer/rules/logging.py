@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from nginx_fleet_analyzer.effective import entries
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -19,13 +20,34 @@ BUSY_REQ_PER_S = 1000.0
 NOISY_LEVELS = ("debug", "info")
 
 
+def _log_places(config: ParsedConfig) -> list[Directive]:
+    """Every http server, location and `if` block: each may log with its own list."""
+    found: list[Directive] = []
+    for server in config.servers():
+        found.append(server)
+        found.extend(d for d in server.walk() if d.name in ("location", "if") and d.block)
+    if not found and (http := config.http()) is not None:
+        found.append(http)
+    return found
+
+
+def logs_at(place: Directive) -> list[Directive]:
+    """The access_log list in force at a place (inherited all or nothing); [] means the default."""
+    return entries("access_log", place)[1]
+
+
+def formats_at(place: Directive) -> list[str]:
+    """Log formats written for requests handled at a place ('combined' by default, none if off)."""
+    logs = logs_at(place)
+    if not logs:
+        return ["combined"]
+    return [format_of(d) for d in logs if d.args and d.args[0] != "off"]
+
+
 def access_logs(config: ParsedConfig) -> list[Directive]:
-    """http `access_log` directives that write somewhere (not `off`)."""
-    return [
-        d
-        for d in config.find("access_log")
-        if d.module_scope == "http" and d.args and d.args[0] != "off"
-    ]
+    """http `access_log` directives in force somewhere that write somewhere (not `off`)."""
+    used = {id(d): d for place in _log_places(config) for d in logs_at(place)}
+    return [d for d in used.values() if d.args and d.args[0] != "off"]
 
 
 def format_of(access_log: Directive) -> str:
@@ -36,11 +58,11 @@ def format_of(access_log: Directive) -> str:
 
 
 def formats_in_use(config: ParsedConfig) -> list[str]:
-    """Names of the log formats the access logs write (nginx logs `combined` when none is set)."""
-    explicit = [d for d in config.find("access_log") if d.module_scope == "http"]
-    if not explicit:
+    """Names of the log formats the access logs in force write (nginx logs `combined` unset)."""
+    places = _log_places(config)
+    if not places:
         return ["combined"]
-    return [format_of(d) for d in access_logs(config)]
+    return list(dict.fromkeys(name for place in places for name in formats_at(place)))
 
 
 def log_formats(config: ParsedConfig) -> dict[str, Directive]:

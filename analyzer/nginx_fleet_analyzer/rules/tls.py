@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from nginx_fleet_analyzer.effective import (
+    Effective,
+    common_block,
+    describe,
+    entries,
+    group,
+    headers,
+    labels,
+    nearest_common,
+    subject,
+    tls_servers,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
-from nginx_fleet_analyzer.rules._support import (
-    inherited_list,
-    is_on,
-    make_fix,
-    parse_seconds,
-    set_or_add,
-    setting,
-    unique_by_anchor,
-)
+from nginx_fleet_analyzer.rules._support import make_fix, parse_seconds, set_or_add
 
 MODERN_PROTOCOLS = ["TLSv1.2", "TLSv1.3"]
 BROKEN_PROTOCOLS = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1")
@@ -54,57 +60,99 @@ _GROUPS = {
 _CIPHER_SPLIT = re.compile(r"[:, ]+")
 
 
-def tls_servers(config: ParsedConfig) -> list[Directive]:
-    """http servers that speak TLS (`listen … ssl`, QUIC, or the old `ssl on`)."""
-    found = []
-    for server in config.servers():
-        listens = server.children("listen")
-        ssl_listen = any("ssl" in d.args or "quic" in d.args for d in listens)
-        if ssl_listen or is_on(setting(config, "ssl", server)):
-            found.append(server)
-    return found
-
-
 def _version_text(ctx: RuleContext) -> str | None:
     version = ctx.nginx_version
     return ".".join(map(str, version)) if version is not None else None
 
 
+def weak_tls_spots(
+    config: ParsedConfig,
+    name: str,
+    is_weak: Callable[[Effective], bool],
+    servers: list[Directive] | None = None,
+) -> list[tuple[Directive, Effective, list[Directive]]]:
+    """(anchor, effective value, TLS servers) where `name` in force at TLS servers is weak."""
+    chosen = tls_servers(config) if servers is None else servers
+    return weak_places(config, name, chosen, is_weak)
+
+
+def tls_users(config: ParsedConfig, name: str) -> dict[int, list[Directive]]:
+    """TLS servers by the id of the `name` directive in force there (absent: the default)."""
+    users: dict[int, list[Directive]] = {}
+    for server in tls_servers(config):
+        node = value(name, server).node
+        if node is not None:
+            users.setdefault(id(node), []).append(server)
+    return users
+
+
 @rule("S-protocols", Category.TLS, Severity.ERROR)
 def check_protocols(ctx: RuleContext) -> Iterator[Finding]:
-    """Broken protocol versions are enabled."""
+    """Broken protocol versions are enabled where a TLS server runs with them."""
     config = ctx.config
+    users = tls_users(config, "ssl_protocols")
     for node in config.find("ssl_protocols"):
         broken = [p for p in node.args if p in BROKEN_PROTOCOLS]
-        if broken:
+        if not broken:
+            continue
+        fix = make_fix("set", "ssl_protocols", MODERN_PROTOCOLS, node)
+        evidence: dict[str, object] = {"ssl_protocols": node.args, "broken": broken}
+        if node.module_scope != "http":
+            # stream and mail servers: judged by the line.
             yield get_rule("S-protocols").finding(
                 at=node,
                 message=f"ssl_protocols enables {', '.join(broken)}: broken protocol versions",
-                evidence={"ssl_protocols": node.args, "broken": broken},
-                fix=make_fix("set", "ssl_protocols", MODERN_PROTOCOLS, node),
+                evidence=evidence,
+                fix=fix,
             )
-    newer = ctx.facts.has_version(MODERN_DEFAULT_SINCE) if ctx.facts is not None else None
-    http = config.http()
-    if newer is not False or http is None:
-        return
-    # Before 1.23.4 the default itself enables TLSv1 and TLSv1.1.
-    for server in tls_servers(config):
-        if setting(config, "ssl_protocols", server) is None:
+            continue
+        inheriting = users.get(id(node), [])
+        if inheriting:
             yield get_rule("S-protocols").finding(
-                at=http,
-                directive="ssl_protocols",
+                at=node,
                 message=(
-                    f"nginx {_version_text(ctx)} enables TLSv1 and TLSv1.1 by default "
-                    "(ssl_protocols is not set): broken protocol versions"
+                    f"ssl_protocols enables {', '.join(broken)} for {describe(inheriting)}: "
+                    "broken protocol versions"
                 ),
-                evidence={
-                    "ssl_protocols": OLD_DEFAULT_PROTOCOLS,
-                    "default_used": True,
-                    "nginx_version": _version_text(ctx),
-                },
-                fix=make_fix("add", "ssl_protocols", MODERN_PROTOCOLS, http),
+                evidence={**evidence, "servers": labels(inheriting)},
+                fix=fix,
             )
-            return
+            continue
+        yield get_rule("S-protocols").finding(
+            at=node,
+            severity=Severity.INFO,
+            message=(
+                f"ssl_protocols lists {', '.join(broken)} but no TLS server runs with this line "
+                "(each sets its own or none speaks TLS): harmless today, a trap for the next server"
+            ),
+            evidence={**evidence, "servers": [], "unused": True},
+            fix=fix,
+        )
+    yield from _old_default_protocols(ctx)
+
+
+def _old_default_protocols(ctx: RuleContext) -> Iterator[Finding]:
+    """Before 1.23.4 nginx's own default enables TLSv1 and TLSv1.1."""
+    newer = ctx.facts.has_version(MODERN_DEFAULT_SINCE) if ctx.facts is not None else None
+    if newer is not False:
+        return
+    spots = weak_tls_spots(ctx.config, "ssl_protocols", lambda found: found.default_used)
+    for anchor, _, servers in spots:
+        yield get_rule("S-protocols").finding(
+            at=anchor,
+            directive="ssl_protocols",
+            message=(
+                f"nginx {_version_text(ctx)} enables TLSv1 and TLSv1.1 by default and "
+                f"{subject(servers, 'sets', 'set')} no ssl_protocols: broken protocol versions"
+            ),
+            evidence={
+                "ssl_protocols": OLD_DEFAULT_PROTOCOLS,
+                "default_used": True,
+                "nginx_version": _version_text(ctx),
+                "servers": labels(servers),
+            },
+            fix=make_fix("add", "ssl_protocols", MODERN_PROTOCOLS, anchor),
+        )
 
 
 def weak_cipher_families(spec: str) -> list[str]:
@@ -144,114 +192,105 @@ def check_ciphers(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _session_cache_on(node: Directive | None) -> bool:
-    return node is not None and node.args[:1] not in (["none"], ["off"])
+def _session_cache_on(found: Effective) -> bool:
+    return found.first not in ("none", "off", "")
 
 
 @rule("S-session-cache", Category.TLS, Severity.WARNING)
 def check_session_cache(ctx: RuleContext) -> Iterator[Finding]:
     """TLS without a session cache makes every returning client do a full handshake."""
-    config = ctx.config
-    http = config.http()
-    if http is None:
-        return
-    pairs: list[tuple[Directive, Finding]] = []
-    for server in tls_servers(config):
-        node = setting(config, "ssl_session_cache", server)
-        if _session_cache_on(node):
-            continue
-        anchor = node if node is not None else http
-        fix = set_or_add("ssl_session_cache", SESSION_CACHE, node, http)
+    spots = weak_tls_spots(
+        ctx.config, "ssl_session_cache", lambda found: not _session_cache_on(found)
+    )
+    for anchor, found, servers in spots:
+        node = found.node
         shown = (
-            f"ssl_session_cache {node.args[0]}" if node else "no ssl_session_cache (default none)"
+            f"ssl_session_cache {found.first}" if node else "no ssl_session_cache (default none)"
         )
-        pairs.append(
-            (
-                anchor,
-                get_rule("S-session-cache").finding(
-                    at=anchor,
-                    directive="ssl_session_cache",
-                    message=(
-                        f"{server.label} speaks TLS with {shown}: every returning client pays a "
-                        "full handshake; 10m of shared cache holds about 40,000 sessions"
-                    ),
-                    evidence={
-                        "ssl_session_cache": node.args if node else "none",
-                        "server": server.label,
-                    },
-                    fix=fix,
-                ),
-            )
+        yield get_rule("S-session-cache").finding(
+            at=anchor,
+            directive="ssl_session_cache",
+            message=(
+                f"{subject(servers, 'speaks', 'speak')} TLS with {shown}: "
+                "every returning client pays a full handshake; "
+                "10m of shared cache holds about 40,000 sessions"
+            ),
+            evidence={
+                "ssl_session_cache": list(found.args) if node else "none",
+                "default_used": node is None,
+                "servers": labels(servers),
+            },
+            fix=set_or_add("ssl_session_cache", SESSION_CACHE, node, anchor),
         )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("S-session-timeout", Category.TLS, Severity.INFO)
 def check_session_timeout(ctx: RuleContext) -> Iterator[Finding]:
     """Cached sessions expire after the 5m default."""
     config = ctx.config
-    pairs: list[tuple[Directive, Finding]] = []
+    pairs: list[tuple[Directive, Directive]] = []
     for server in tls_servers(config):
-        cache = setting(config, "ssl_session_cache", server)
-        if cache is None or not _session_cache_on(cache) or cache.parent is None:
+        cache = value("ssl_session_cache", server)
+        if not _session_cache_on(cache) or cache.holder is None:
             continue
-        node = setting(config, "ssl_session_timeout", server)
-        seconds = DEFAULT_SESSION_TIMEOUT if node is None else parse_seconds(" ".join(node.args))
-        if seconds != DEFAULT_SESSION_TIMEOUT:
+        found = value("ssl_session_timeout", server)
+        if parse_seconds(" ".join(found.args)) != DEFAULT_SESSION_TIMEOUT:
             continue
-        anchor = node if node is not None else cache.parent
-        fix = set_or_add("ssl_session_timeout", ["1d"], node, cache.parent)
-        pairs.append(
-            (
-                anchor,
-                get_rule("S-session-timeout").finding(
-                    at=anchor,
-                    directive="ssl_session_timeout",
-                    message=(
-                        "ssl_session_timeout is at the 5m default: cached TLS sessions expire "
-                        "after five minutes; 1d lets returning visitors resume"
-                    ),
-                    evidence={"ssl_session_timeout_s": seconds, "default_used": node is None},
-                    fix=fix,
-                ),
-            )
+        # A missing timeout belongs next to the cache it goes with.
+        pairs.append((found.node if found.node is not None else cache.holder, server))
+    for anchor, servers in group(pairs):
+        node = anchor if anchor.name == "ssl_session_timeout" else None
+        yield get_rule("S-session-timeout").finding(
+            at=anchor,
+            directive="ssl_session_timeout",
+            message=(
+                "ssl_session_timeout is at the 5m default: cached TLS sessions expire "
+                "after five minutes; 1d lets returning visitors resume"
+            ),
+            evidence={
+                "ssl_session_timeout_s": DEFAULT_SESSION_TIMEOUT,
+                "default_used": node is None,
+                "servers": labels(servers),
+            },
+            fix=set_or_add("ssl_session_timeout", ["1d"], node, anchor),
         )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("S-tickets", Category.TLS, Severity.INFO)
 def check_session_tickets(ctx: RuleContext) -> Iterator[Finding]:
     """Session tickets with nginx's never-rotated in-memory key undo forward secrecy."""
     config = ctx.config
-    http = config.http()
-    if http is None:
-        return
-    pairs: list[tuple[Directive, Finding]] = []
-    for server in tls_servers(config):
-        node = setting(config, "ssl_session_tickets", server)
-        if not is_on(node, default=True):
-            continue
-        _, keys = inherited_list("ssl_session_ticket_key", server)
-        if keys:
-            continue
-        anchor = node if node is not None else http
-        fix = set_or_add("ssl_session_tickets", ["off"], node, http)
-        pairs.append(
-            (
-                anchor,
-                get_rule("S-tickets").finding(
-                    at=anchor,
-                    directive="ssl_session_tickets",
-                    message=(
-                        "TLS session tickets are on with no ssl_session_ticket_key: the ticket "
-                        "key lives as long as nginx and is never rotated, undoing forward secrecy"
-                    ),
-                    evidence={"ssl_session_tickets": "on", "default_used": node is None},
-                    fix=fix,
-                ),
-            )
+    keyless = [s for s in tls_servers(config) if not entries("ssl_session_ticket_key", s)[1]]
+    spots = weak_tls_spots(config, "ssl_session_tickets", lambda found: found.on, keyless)
+    for anchor, found, servers in spots:
+        yield get_rule("S-tickets").finding(
+            at=anchor,
+            directive="ssl_session_tickets",
+            message=(
+                "TLS session tickets are on with no ssl_session_ticket_key: the ticket "
+                "key lives as long as nginx and is never rotated, undoing forward secrecy"
+            ),
+            evidence={
+                "ssl_session_tickets": "on",
+                "default_used": found.default_used,
+                "servers": labels(servers),
+            },
+            fix=set_or_add("ssl_session_tickets", ["off"], found.node, anchor),
         )
-    yield from unique_by_anchor(pairs)
+
+
+def _http2_fix(newer: bool | None, anchor: Directive, listen: Directive | None) -> Fix:
+    if newer and anchor.block is not None:
+        return make_fix("add", "http2", ["on"], anchor)
+    if newer is False and listen is not None:
+        return make_fix("set", "listen", [*listen.args, "http2"], listen)
+    return make_fix(
+        "none",
+        "http2",
+        ["on"],
+        anchor,
+        "nginx >= 1.25.1: 'http2 on;' in the server; older: add http2 to the ssl listen",
+    )
 
 
 @rule("S-http2", Category.TLS, Severity.INFO)
@@ -266,83 +305,107 @@ def check_http2(ctx: RuleContext) -> Iterator[Finding]:
         d.args[0] for s in config.servers() for d in s.children("listen") if "http2" in d.args
     }
     newer = facts.has_version(HTTP2_DIRECTIVE_SINCE) if facts is not None else None
+    lacking: list[tuple[Directive, Directive]] = []
     for server in tls_servers(config):
-        listens = [d for d in server.children("listen") if "ssl" in d.args]
+        listens = [d for d in server.children("listen") if "ssl" in d.args and d.args]
         if not listens or any(d.args[0] in h2_addresses for d in listens):
             continue
-        if is_on(setting(config, "http2", server)):
+        if value("http2", server).on:
             continue
-        listen = listens[0]
-        fix: Fix
-        if newer:
-            fix = make_fix("add", "http2", ["on"], server)
-        elif newer is False:
-            fix = make_fix("set", "listen", [*listen.args, "http2"], listen)
-        else:
-            fix = make_fix(
-                "none",
-                "http2",
-                ["on"],
-                server,
-                "nginx >= 1.25.1: 'http2 on;' in the server; older: add http2 to the ssl listen",
+        lacking.append((server, listens[0]))
+    if newer is False or len(lacking) == 1:
+        # One listen line per server before 1.25.1 (and a lone server is fixed in itself).
+        for server, listen in lacking:
+            explicit = value("http2", server).node
+            fix = (
+                make_fix("set", "http2", ["on"], explicit)
+                if explicit is not None and newer
+                else _http2_fix(newer, server, listen)
             )
-        yield get_rule("S-http2").finding(
-            at=listen,
-            directive="http2",
-            message=f"{server.label} serves TLS on {listen.args[0]} without HTTP/2 (multiplexing)",
-            evidence={"listen": listen.args, "nginx_version": _version_text(ctx)},
-            fix=fix,
+            yield _http2_finding(ctx, listen, [server], fix)
+        return
+    by_anchor = [(value("http2", s).node or common_block(config, [s]) or s, s) for s, _ in lacking]
+    for anchor, servers in group(by_anchor):
+        fix = (
+            make_fix("set", "http2", ["on"], anchor)
+            if anchor.name == "http2"
+            else _http2_fix(newer, anchor, None)
         )
+        yield _http2_finding(ctx, anchor, servers, fix)
+
+
+def _http2_finding(ctx: RuleContext, at: Directive, servers: list[Directive], fix: Fix) -> Finding:
+    listen = at.args[0] if at.name == "listen" and at.args else None
+    where = f" on {listen}" if listen else ""
+    return get_rule("S-http2").finding(
+        at=at,
+        directive="http2",
+        message=f"{subject(servers, 'serves', 'serve')} TLS{where} without HTTP/2 (multiplexing)",
+        evidence={
+            "listen": at.args if at.name == "listen" else None,
+            "servers": labels(servers),
+            "nginx_version": _version_text(ctx),
+        },
+        fix=fix,
+    )
 
 
 @rule("S-stapling", Category.TLS, Severity.WARNING)
 def check_stapling(ctx: RuleContext) -> Iterator[Finding]:
     """OCSP stapling is on but nginx has no resolver to reach the responder."""
     config = ctx.config
-    pairs: list[tuple[Directive, Finding]] = []
-    for server in tls_servers(config):
-        node = setting(config, "ssl_stapling", server)
-        if node is None or not is_on(node) or setting(config, "resolver", server) is not None:
-            continue
-        pairs.append(
-            (
-                node,
-                get_rule("S-stapling").finding(
-                    at=node,
-                    message=(
-                        "ssl_stapling on without a resolver: nginx cannot look up the OCSP "
-                        "responder, so nothing is stapled"
-                    ),
-                    evidence={"ssl_stapling": "on", "resolver": None},
-                    fix=make_fix(
-                        "remove",
-                        "ssl_stapling",
-                        node.args,
-                        node,
-                        "or add a resolver; many CAs have ended OCSP, so stapling is optional",
-                    ),
-                ),
-            )
+    stapled = [s for s in tls_servers(config) if value("resolver", s).node is None]
+    spots = weak_tls_spots(config, "ssl_stapling", lambda found: found.first == "on", stapled)
+    for anchor, found, servers in spots:
+        yield get_rule("S-stapling").finding(
+            at=anchor,
+            message=(
+                "ssl_stapling on without a resolver: nginx cannot look up the OCSP "
+                "responder, so nothing is stapled"
+            ),
+            evidence={"ssl_stapling": "on", "resolver": None, "servers": labels(servers)},
+            fix=make_fix(
+                "remove",
+                "ssl_stapling",
+                list(found.args),
+                anchor,
+                "or add a resolver; many CAs have ended OCSP, so stapling is optional",
+            ),
         )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("S-hsts", Category.TLS, Severity.INFO)
 def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
     """A TLS server does not tell browsers to stay on HTTPS."""
-    for server in tls_servers(ctx.config):
-        holder, headers = inherited_list("add_header", server)
-        if any(h.args and h.args[0].lower() == "strict-transport-security" for h in headers):
+    config = ctx.config
+    lacking = [s for s in tls_servers(config) if "strict-transport-security" not in headers(s)]
+    # add_header lists inherit all or nothing, so the header goes into the list in force: one
+    # finding for servers sharing http's list (or none at all), one for servers with their own.
+    shared = [s for s in lacking if entries("add_header", s)[0] is not s]
+    own = [s for s in lacking if s not in shared]
+    for servers in (shared, own):
+        if not servers:
             continue
-        # add_header lists inherit all or nothing: add to the block whose list applies.
-        target = holder if holder is not None else server
+        holder = entries("add_header", servers[0])[0]
+        target = holder or (servers[0] if len(servers) == 1 else common_block(config, servers))
+        if target is None:
+            continue
+        at = servers[0] if len(servers) == 1 else nearest_common(servers) or target
+        others = labels(servers[1:]) if servers is own else []
+        note = f"and the same line in {', '.join(others[:3])}" if others else ""
+        if len(others) > 3:
+            note += f" and {len(others) - 3} more"
         yield get_rule("S-hsts").finding(
-            at=server,
+            at=at,
             directive="add_header",
             message=(
-                f"{server.label} speaks TLS without Strict-Transport-Security: browsers may "
-                "still try plain HTTP first"
+                f"{subject(servers, 'speaks', 'speak')} TLS without Strict-Transport-Security: "
+                "browsers may still try plain HTTP first"
             ),
-            evidence={"server": server.label, "add_header": [h.args[0] for h in headers if h.args]},
-            fix=make_fix("add", "add_header", HSTS_ARGS, target),
+            evidence={
+                "servers": labels(servers),
+                "add_header": sorted(headers(servers[0])),
+                "own_header_lists": servers is own,
+            },
+            fix=make_fix("add", "add_header", HSTS_ARGS, target, note),
         )

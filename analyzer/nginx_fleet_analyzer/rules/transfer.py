@@ -5,20 +5,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from nginx_fleet_analyzer.effective import (
+    Role,
+    chain,
+    entries,
+    headers,
+    labels,
+    role,
+    serving,
+    subject,
+    value,
+    weak_places,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
-from nginx_fleet_analyzer.rules._support import (
-    file_serving_scopes,
-    inherited_list,
-    is_on,
-    locations_in,
-    make_fix,
-    passes_request,
-    set_or_add,
-    setting,
-    unique_by_anchor,
-)
+from nginx_fleet_analyzer.rules._support import file_serving_scopes, make_fix, set_or_add
 
 _IMAGE_EXT = r"png|jpe?g|gif|svg|webp|avif|ico|bmp"
 _ASSET_EXT = rf"css|m?js|woff2?|ttf|otf|eot|{_IMAGE_EXT}"
@@ -36,55 +38,41 @@ OPEN_FILE_CACHE_COMPANIONS = (
 def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
     """Files are copied through user space because sendfile is off."""
     config = ctx.config
-    http = config.http()
-    if http is None:
-        return
-    pairs: list[tuple[Directive, Finding]] = []
-    for scope in file_serving_scopes(config):
-        node = setting(config, "sendfile", scope)
-        if is_on(node):
-            continue
-        anchor = node if node is not None else http
-        nopush = setting(config, "tcp_nopush", scope)
-        note = "" if is_on(nopush) else "also tcp_nopush on; (fills packets with sendfile)"
-        fix = set_or_add("sendfile", ["on"], node, http, note)
-        shown = "off" if node is not None else "off (the default)"
-        pairs.append(
-            (
-                anchor,
-                get_rule("T-sendfile").finding(
-                    at=anchor,
-                    directive="sendfile",
-                    message=(
-                        f"{scope.label} serves files from disk with sendfile {shown}: every "
-                        "file is copied through user space; sendfile sends it zero-copy"
-                    ),
-                    evidence={
-                        "sendfile": "off",
-                        "default_used": node is None,
-                        "serves": scope.label,
-                    },
-                    fix=fix,
-                ),
-            )
+    spots = weak_places(config, "sendfile", file_serving_scopes(config), lambda f: not f.on)
+    for anchor, found, places in spots:
+        nopush = value("tcp_nopush", places[0])
+        note = "" if nopush.on else "also tcp_nopush on; (fills packets with sendfile)"
+        shown = "off" if not found.default_used else "off (the default)"
+        yield get_rule("T-sendfile").finding(
+            at=anchor,
+            directive="sendfile",
+            message=(
+                f"{subject(places, 'serves', 'serve')} files from disk with sendfile {shown}: "
+                "every file is copied through user space; sendfile sends it zero-copy"
+            ),
+            evidence={
+                "sendfile": "off",
+                "default_used": found.default_used,
+                "serves": labels(places),
+            },
+            fix=set_or_add("sendfile", ["on"], found.node, anchor, note),
         )
-    yield from unique_by_anchor(pairs)
 
 
 @rule("T-nodelay", Category.TRANSFER, Severity.INFO)
 def check_tcp_nodelay(ctx: RuleContext) -> Iterator[Finding]:
     """tcp_nodelay off delays small responses (Nagle's algorithm)."""
-    for node in ctx.config.find("tcp_nodelay"):
-        if node.module_scope != "http" or is_on(node, default=True):
-            continue
+    config = ctx.config
+    places = serving(config, Role.FILES, Role.PASSES, Role.ANSWERS)
+    for anchor, _, users in weak_places(config, "tcp_nodelay", places, lambda f: not f.on):
         yield get_rule("T-nodelay").finding(
-            at=node,
+            at=anchor,
             message=(
                 "tcp_nodelay off lets the kernel hold back small packets (Nagle), adding latency "
                 "to small responses on keepalive connections; the default is on"
             ),
-            evidence={"tcp_nodelay": "off"},
-            fix=make_fix("remove", "tcp_nodelay", node.args, node, "the default is on"),
+            evidence={"tcp_nodelay": "off", "used_by": labels(users)},
+            fix=make_fix("remove", "tcp_nodelay", anchor.args, anchor, "the default is on"),
         )
 
 
@@ -92,32 +80,20 @@ def check_tcp_nodelay(ctx: RuleContext) -> Iterator[Finding]:
 def check_open_file_cache(ctx: RuleContext) -> Iterator[Finding]:
     """Static serving without open_file_cache pays open()/stat() on every request."""
     config = ctx.config
-    http = config.http()
-    if http is None:
-        return
-    pairs: list[tuple[Directive, Finding]] = []
-    for scope in file_serving_scopes(config):
-        node = setting(config, "open_file_cache", scope)
-        if node is not None and node.args[:1] != ["off"]:
-            continue
-        anchor = node if node is not None else http
-        fix = set_or_add("open_file_cache", OPEN_FILE_CACHE, node, http, OPEN_FILE_CACHE_COMPANIONS)
-        pairs.append(
-            (
-                anchor,
-                get_rule("T-open-file-cache").finding(
-                    at=anchor,
-                    directive="open_file_cache",
-                    message=(
-                        f"{scope.label} serves files without open_file_cache: every request "
-                        "pays open() and stat(); the cache keeps descriptors and metadata"
-                    ),
-                    evidence={"open_file_cache": "off", "serves": scope.label},
-                    fix=fix,
-                ),
-            )
+    places = file_serving_scopes(config)
+    for anchor, found, users in weak_places(config, "open_file_cache", places, lambda f: not f.on):
+        yield get_rule("T-open-file-cache").finding(
+            at=anchor,
+            directive="open_file_cache",
+            message=(
+                f"{subject(users, 'serves', 'serve')} files without open_file_cache: every request "
+                "pays open() and stat(); the cache keeps descriptors and metadata"
+            ),
+            evidence={"open_file_cache": "off", "serves": labels(users)},
+            fix=set_or_add(
+                "open_file_cache", OPEN_FILE_CACHE, found.node, anchor, OPEN_FILE_CACHE_COMPANIONS
+            ),
         )
-    yield from unique_by_anchor(pairs)
 
 
 def asset_extensions(location: Directive) -> list[str] | None:
@@ -131,33 +107,79 @@ def asset_extensions(location: Directive) -> list[str] | None:
     return ["static files"] if _ASSET_PREFIX.match(pattern) else None
 
 
-def _has_cache_headers(ctx: RuleContext, location: Directive) -> bool:
-    expires = setting(ctx.config, "expires", location)
-    if expires is not None and expires.args[:1] != ["off"]:
+def sends_expiry(place: Directive) -> bool:
+    """Whether responses from this place carry expires or a Cache-Control header."""
+    if value("expires", place).on or "cache-control" in headers(place):
         return True
-    _, headers = inherited_list("add_header", location)
-    return any(h.args and h.args[0].lower() == "cache-control" for h in headers)
+    # headers-more (a common dynamic module) sets headers its own way.
+    _, more = entries("more_set_headers", place)
+    return any(a.lower().startswith("cache-control:") for d in more for a in d.args)
+
+
+def _is_regex(location: Directive) -> bool:
+    return location.args[:1] in (["~"], ["~*"])
+
+
+def _regex_rivals(location: Directive) -> list[Directive]:
+    """Regex locations that nginx may pick instead of this location for its requests.
+
+    nginx tries the regex locations nested in the matched location first; for a prefix match,
+    then those of each enclosing level (unless a prefix on the way is `^~` or `=`); a regex
+    location loses to the regex siblings written before it.
+    """
+    rivals = [d for d in location.children("location") if _is_regex(d)]
+    parent = location.parent
+    if _is_regex(location):
+        if parent is not None:
+            siblings = parent.children("location")
+            rivals.extend(d for d in siblings[: siblings.index(location)] if _is_regex(d))
+        return rivals
+    node = location
+    for block in chain(location)[1:]:
+        if node.args[:1] in (["^~"], ["="]):
+            break
+        rivals.extend(d for d in block.children("location") if d is not node and _is_regex(d))
+        if block.name != "location":
+            break
+        node = block
+    return rivals
+
+
+def _covered(location: Directive) -> bool:
+    """Asset requests of this location get an expiry here or in a location that takes them."""
+    if sends_expiry(location):
+        return True
+    rivals = [
+        r
+        for r in _regex_rivals(location)
+        if asset_extensions(r) and role(r) is Role.FILES and sends_expiry(r)
+    ]
+    if not rivals:
+        return False
+    kinds = asset_extensions(location) or []
+    taken = {kind for r in rivals for kind in asset_extensions(r) or []}
+    # A prefix location of any static file counts as covered when assets are caught elsewhere.
+    return kinds == ["static files"] or set(kinds) <= taken
 
 
 @rule("T-static-expiry", Category.TRANSFER, Severity.WARNING)
 def check_static_expiry(ctx: RuleContext) -> Iterator[Finding]:
     """Asset locations that send no expiry make browsers re-ask for every file."""
-    for server in ctx.config.servers():
-        for location in locations_in(server):
-            kinds = asset_extensions(location)
-            if kinds is None or passes_request(location) or _has_cache_headers(ctx, location):
-                continue
-            note = (
-                "fingerprinted names (app.3f2a1c.js) can take expires 1y with add_header "
-                'Cache-Control "public, immutable"; also access_log off here'
-            )
-            yield get_rule("T-static-expiry").finding(
-                at=location,
-                directive="expires",
-                message=(
-                    f"{location.label} serves {', '.join(kinds)} without expires or "
-                    "Cache-Control: browsers ask again for every asset on every page"
-                ),
-                evidence={"location": location.label, "types": kinds},
-                fix=make_fix("add", "expires", ["30d"], location, note),
-            )
+    for location in serving(ctx.config, Role.FILES):
+        kinds = asset_extensions(location)
+        if kinds is None or _covered(location):
+            continue
+        note = (
+            "fingerprinted names (app.3f2a1c.js) can take expires 1y with add_header "
+            'Cache-Control "public, immutable"; also access_log off here'
+        )
+        yield get_rule("T-static-expiry").finding(
+            at=location,
+            directive="expires",
+            message=(
+                f"{location.label} serves {', '.join(kinds)} without expires or "
+                "Cache-Control: browsers ask again for every asset on every page"
+            ),
+            evidence={"location": location.label, "types": kinds},
+            fix=make_fix("add", "expires", ["30d"], location, note),
+        )
