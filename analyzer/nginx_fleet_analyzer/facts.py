@@ -152,6 +152,29 @@ class MetricsWindow:
     nginx_cpu_pct_p95: float | None = None
     nginx_cpu_source: str | None = None
 
+    def sustained_nginx_cpu(self) -> tuple[float, str] | None:
+        """(figure, which) of nginx's CPU in % of all cores: p95 when measured, else the mean."""
+        if self.nginx_cpu_pct_p95 is not None:
+            return self.nginx_cpu_pct_p95, "p95"
+        if self.nginx_cpu_pct_mean is not None:
+            return self.nginx_cpu_pct_mean, "mean"
+        return None
+
+    def nginx_cpu_evidence(self) -> dict[str, object]:
+        """The nginx CPU figures as a finding's evidence, saying which figure and whose CPU."""
+        figure = self.sustained_nginx_cpu()
+        return {
+            "nginx_cpu_pct": round(figure[0], 1) if figure else None,
+            "nginx_cpu_figure": (
+                f"{figure[1]} over the window, % of all cores, "
+                f"nginx {self.nginx_cpu_source or 'processes'}"
+                if figure
+                else "not reported (the agent sends no nginx process CPU)"
+            ),
+            "nginx_cpu_pct_mean": self.nginx_cpu_pct_mean,
+            "nginx_cpu_pct_p95": self.nginx_cpu_pct_p95,
+        }
+
     @property
     def drops(self) -> float | None:
         """Connections accepted but not handled in the window (accepts - handled)."""
