@@ -23,7 +23,6 @@ enabled does not depend on the others, so the replay is exact for membership.
 from __future__ import annotations
 
 import re
-import ssl
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -96,6 +95,9 @@ class Expansion:
 @lru_cache(maxsize=256)
 def expand(spec: str) -> Expansion:
     """Expand an `ssl_ciphers` value (cached per string)."""
+    # Imported here: configs without ssl_ciphers (and the CLI's start) skip its ~12 ms.
+    import ssl
+
     legacy = tuple(n for n in _legacy_enabled(spec) if n not in _local_names())
     try:
         suites = tuple(_suite(c) for c in _openssl_list(spec + _ANY_LEVEL))
@@ -107,6 +109,8 @@ def expand(spec: str) -> Expansion:
 
 def _openssl_list(spec: str) -> list[dict[str, object]]:
     """The TLS <= 1.2 suites OpenSSL selects for a string; SSLError when it selects none."""
+    import ssl
+
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.set_ciphers(spec)
     return [c for c in context.get_ciphers() if c["protocol"] != "TLSv1.3"]  # type: ignore[misc]

@@ -192,3 +192,29 @@ def test_accepted_is_what_the_real_nginx_says(tmp_path: Path, spec: str) -> None
     assert (result.returncode == 0) == expand(spec).accepted, result.stderr
     if not expand(spec).accepted:
         assert "SSL_CTX_set_cipher_list" in result.stderr
+
+
+OVERRIDDEN = """events {}
+http {
+    ssl_ciphers 'ALL:!DES';
+    server {
+        listen 443 ssl;
+        ssl_certificate /etc/ssl/site.pem;
+        ssl_certificate_key /etc/ssl/site.key;
+        ssl_ciphers '%s';
+    }
+    server {
+        listen 80;
+    }
+}
+"""
+
+
+def test_s_ciphers_http_list_overridden_by_every_tls_server_is_info() -> None:
+    [finding] = run("S-ciphers", OVERRIDDEN % "HIGH:!aNULL:!MD5")
+    assert (finding.severity, finding.line) == ("info", 3)
+    assert "no TLS server uses it" in finding.message
+    # A TLS server inheriting it makes it an error again.
+    inherited = OVERRIDDEN.replace("        ssl_ciphers '%s';\n", "")
+    [finding] = run("S-ciphers", inherited)
+    assert (finding.severity, finding.line) == ("error", 3)

@@ -111,6 +111,19 @@ def _cipher_users(config: ParsedConfig, node: Directive) -> list[Directive]:
     ]
 
 
+def _unused_at_http(config: ParsedConfig, node: Directive) -> bool:
+    """An http-level ssl_ciphers that no TLS server runs with (each sets its own, or none)."""
+    if node.parent is None or node.parent.name != "http":
+        return False
+    for server in config.servers():
+        if setting(config, "ssl_ciphers", server) is not node:
+            continue
+        tls = any("ssl" in d.args or "quic" in d.args for d in server.children("listen"))
+        if tls or setting(config, "ssl_certificate", server) is not None:
+            return False
+    return True
+
+
 def _named(suites: list[str]) -> str:
     shown = ", ".join(suites[:SHOWN_SUITES])
     more = len(suites) - SHOWN_SUITES
@@ -186,9 +199,14 @@ def check_ciphers(ctx: RuleContext) -> Iterator[Finding]:
                 notes.append("OpenSSL 3 selects no suite from it, so nginx -t fails there")
             if not current:
                 notes.append("the host's OpenSSL version (nginx -V) decides how bad it is")
+        severity = Severity.ERROR if current or known_old else Severity.WARNING
+        if _unused_at_http(ctx.config, node):
+            # Where nothing inherits the list, it is a trap for the next server, not a hole.
+            severity = Severity.INFO
+            notes.append("no TLS server uses it now (each sets its own): a trap for new servers")
         yield get_rule("S-ciphers").finding(
             at=node,
-            severity=Severity.ERROR if current or known_old else Severity.WARNING,
+            severity=severity,
             message="; ".join(
                 [
                     "ssl_ciphers enables broken or unauthenticated suites: " + "; ".join(parts),
