@@ -11,6 +11,8 @@ CLI's `--facts FILE` can take a file saved from a push. Keys read (all optional)
   agent sends it per sample as `nginx_processes.worker_fds_limit`, the backend merges it in).
 
 Numbers may be JSON numbers or digit strings; other keys (`kernel`, `os`, ...) are ignored.
+A whole push body (what `nginx-fleet-agent collect --once` prints) is accepted too: its `facts`
+object, plus `worker_fds_limit` from the newest sample's `nginx_processes`.
 Rules that depend on a missing host fact speak at most as info and name the fact.
 """
 
@@ -66,6 +68,18 @@ def _modules_from_configure(args: str) -> tuple[set[str], set[str]]:
     return added, removed
 
 
+def _facts_of_payload(payload: Mapping[str, object]) -> dict[str, object]:
+    """The facts of a whole push body, with the workers' fd limit of its newest sample."""
+    given = payload["facts"]
+    facts: dict[str, object] = dict(given) if isinstance(given, Mapping) else {}
+    samples = payload.get("samples")
+    if isinstance(samples, list) and samples and isinstance(samples[-1], Mapping):
+        processes = samples[-1].get("nginx_processes")
+        if isinstance(processes, Mapping) and "worker_fds_limit" in processes:
+            facts.setdefault("worker_fds_limit", processes["worker_fds_limit"])
+    return facts
+
+
 @dataclass(slots=True, frozen=True)
 class HostFacts:
     """What the agent reported about the host and its nginx build."""
@@ -91,6 +105,8 @@ class HostFacts:
         """Build from the agent's `facts` object (docs/agent-protocol.md); unknown keys ignored."""
         if not data:
             return cls()
+        if isinstance(data.get("facts"), Mapping):
+            data = _facts_of_payload(data)
         modules: set[str] = set()
         disabled: set[str] = set()
         listed = data.get("nginx_modules")

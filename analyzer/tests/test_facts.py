@@ -48,3 +48,20 @@ def test_metrics_window_nginx_cpu_figures() -> None:
     assert MetricsWindow(nginx_cpu_pct_mean=20).sustained_nginx_cpu() == (20, "mean")
     assert MetricsWindow(cpu_pct=99).sustained_nginx_cpu() is None
     assert MetricsWindow.from_dict({"nginx_cpu_source": 5}).nginx_cpu_source is None
+
+
+def test_host_facts_from_a_whole_push_body() -> None:
+    payload = {
+        "agent_id": "unenrolled",
+        "facts": {"cpu_count": 2, "nginx_openssl_version": "1.1.1w"},
+        "samples": [
+            {"seq": 1, "nginx_processes": {"worker_fds_limit": 2048}},
+            {"seq": 2, "nginx_processes": {"worker_fds_limit": 1024}},
+        ],
+    }
+    facts = HostFacts.from_dict(payload)
+    assert (facts.cpu_count, facts.worker_nofile_limit) == (2, 1024)
+    assert facts.openssl_version == (1, 1, 1)
+    # nginx down in the newest sample: no limit, the facts still count.
+    payload["samples"] = [{"seq": 3, "nginx_processes": None}]
+    assert HostFacts.from_dict(payload).worker_nofile_limit is None
