@@ -210,8 +210,8 @@ def check_worker_nofile(ctx: RuleContext) -> Iterator[Finding]:
         known = False
         problem = (
             "worker_rlimit_nofile is not set, so the workers keep the limit they inherit "
-            f"(often 1024); with the workers' real Max open files (below {needed} or not) "
-            "this is decided"
+            "(often 1024); with the workers' real Max open files this becomes a warning "
+            f"when it is below {needed} (2 x worker_connections)"
         )
     else:
         # The workers' limit covers every connection's fds: nothing to gain.
