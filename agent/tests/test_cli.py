@@ -61,6 +61,7 @@ def test_collect_once_prints_the_documented_payload(nginx: NginxInstance, tmp_pa
     assert payload["hostname"] == "cli-host"
     assert payload["labels"] == {"env": "test"}
     assert payload["facts"]["nginx_version"] == "1.22.1"
+    assert payload["facts"]["nginx_openssl_version"].startswith("3.")
     assert "http_stub_status_module" in payload["facts"]["nginx_modules"]
     assert payload["config"]["dump"].startswith("# configuration file ")
     (sample,) = payload["samples"]
@@ -74,7 +75,8 @@ def test_collect_once_prints_the_documented_payload(nginx: NginxInstance, tmp_pa
         "cpu", "memory", "load", "network", "tcp_states", "netstat",
     }  # fmt: skip
     assert set(sample["nginx_processes"]) == {
-        "fds_open", "fds_limit", "rss_bytes", "cpu_pct", "worker_fds_max", "worker_fds_limit",
+        "fds_open", "fds_limit", "rss_bytes", "cpu_pct", "worker_cpu_pct", "worker_fds_max",
+        "worker_fds_limit",
     }  # fmt: skip
     # Printing must not create any state.
     assert not (tmp_path / "state").exists()

@@ -80,3 +80,16 @@ def test_pid_file_defaults_from_the_build() -> None:
     assert pid_file_of([], build, None) == Path("/usr/share/nginx/run/nginx.pid")
     assert pid_file_of([], build, "/srv/x/") == Path("/srv/x/run/nginx.pid")
     assert pid_file_of([], None, None) is None
+
+
+def test_openssl_version_prefers_the_library_nginx_runs_with() -> None:
+    header = "nginx version: nginx/1.22.1\n"
+    running = parse_nginx_v(
+        header + "built with OpenSSL 3.0.11 19 Sep 2023 (running with OpenSSL 3.0.13 30 Jan 2024)\n"
+    )
+    assert running.openssl_version == "3.0.13"
+    built = parse_nginx_v(
+        header + "built with OpenSSL 1.1.1w  11 Sep 2023\nTLS SNI support enabled\n"
+    )
+    assert built.openssl_version == "1.1.1w"
+    assert parse_nginx_v(header).openssl_version is None

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
+import httpx
+import pytest
+from nginx_fleet_agent.collectors import nginx_processes
 from nginx_fleet_agent.collectors.nginx_processes import NginxProcessCollector
 from nginx_fleet_agent.collectors.proc import SystemCollector, cpu_percentages
 
@@ -83,3 +88,80 @@ def test_nginx_down(nginx_factory: Callable[..., NginxInstance]) -> None:
     assert result["nginx"]["up"] is False
     assert "nginx.pid" in result["nginx"]["error"]
     assert result["nginx_processes"] is None
+
+
+def _fake_process(proc: Path, pid: int, ppid: int, title: str, ticks: tuple[int, int]) -> None:
+    """A /proc/<pid> with what the collector reads: stat, status, cmdline, limits, fd/."""
+    base = proc / str(pid)
+    (base / "fd").mkdir(parents=True, exist_ok=True)
+    (base / "task" / str(pid)).mkdir(parents=True, exist_ok=True)
+    # Fields after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt
+    # cmajflt utime stime ...
+    (base / "stat").write_text(
+        f"{pid} (nginx) S {ppid} {pid} {pid} 0 -1 0 0 0 0 0 {ticks[0]} {ticks[1]} 0 0\n"
+    )
+    (base / "status").write_text("Name:\tnginx\nVmRSS:\t    1000 kB\n")
+    (base / "cmdline").write_bytes(title.encode() + b"\0")
+    (base / "limits").write_text("Max open files            1024                 4096   files\n")
+
+
+def test_worker_cpu_leaves_out_the_master_and_cache_manager(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc = tmp_path / "proc"
+    pid_file = tmp_path / "nginx.pid"
+    pid_file.write_text("100\n")
+    layout = {
+        100: (1, "nginx: master process /usr/sbin/nginx"),
+        101: (100, "nginx: worker process"),
+        102: (100, "nginx: worker process"),
+        103: (100, "nginx: cache manager process"),
+    }
+    for pid, (ppid, title) in layout.items():
+        _fake_process(proc, pid, ppid, title, (0, 0))
+    (proc / "100" / "task" / "100" / "children").write_text("101 102 103")
+    clock = iter([1000.0, 1010.0])
+    monkeypatch.setattr(nginx_processes.time, "monotonic", lambda: next(clock))
+    collector = NginxProcessCollector(pid_file=pid_file, proc=proc)
+    # 10 s later: workers used 3 s and 2 s, the master 1 s, the cache manager 4 s.
+    ticks = nginx_processes._CLOCK_TICKS
+    for pid, seconds in {100: 1, 101: 3, 102: 2, 103: 4}.items():
+        _fake_process(proc, pid, layout[pid][0], layout[pid][1], (seconds * ticks, 0))
+    processes = collector.collect()["nginx_processes"]
+    assert processes["worker_cpu_pct"] == 50.0  # 5 s of 10 s: half a core
+    assert processes["cpu_pct"] == 100.0
+
+
+def test_worker_cpu_of_a_real_nginx_under_gzip_load(
+    nginx_factory: Callable[..., NginxInstance],
+) -> None:
+    # Workers of a root-started nginx run as nobody: the files must be world-readable.
+    with tempfile.TemporaryDirectory() as public:
+        os.chmod(public, 0o755)  # noqa: S103 - nginx workers (nobody) read it
+        big = Path(public) / "big.txt"
+        # Varied text so that level 9 has work to do.
+        big.write_text("".join(f"line {i} {i * 7919 % 104729} lorem ipsum\n" for i in range(60000)))
+        big.chmod(0o644)
+        instance = nginx_factory(GZIP_SERVER.replace("{root}", public))
+        collector = NginxProcessCollector(pid_file=instance.pid_file)
+        collector.collect()
+        with httpx.Client(trust_env=False, headers={"Accept-Encoding": "gzip"}) as client:
+            for _ in range(15):
+                response = client.get(f"{instance.base_url}/big.txt")
+                assert response.headers["content-encoding"] == "gzip"
+                assert len(response.text) == big.stat().st_size
+        processes = collector.collect()["nginx_processes"]
+    assert processes["worker_cpu_pct"] > 0.0
+    assert processes["cpu_pct"] >= processes["worker_cpu_pct"]
+
+
+GZIP_SERVER = """
+    server {
+        listen 127.0.0.1:{port};
+        root {root};
+        gzip on;
+        gzip_comp_level 9;
+        gzip_min_length 1;
+        gzip_types text/plain;
+    }
+"""

@@ -1,4 +1,20 @@
-"""Host facts and recent metrics a rule may use; every figure is optional."""
+"""Host facts and recent metrics a rule may use; every figure is optional.
+
+`HostFacts.from_dict` reads the agent's `facts` object (docs/agent-protocol.md) as sent, so the
+CLI's `--facts FILE` can take a file saved from a push. Keys read (all optional):
+
+- `nginx_version` ("1.22.1" or "nginx/1.22.1"), `nginx_configure_args` (the `nginx -V` line),
+  `nginx_modules` (list, e.g. "http_ssl_module"), `nginx_openssl_version` ("3.0.19", the
+  OpenSSL nginx runs with, from `nginx -V`);
+- `cpu_count` (cores the host has), `mem_total_bytes` (MemTotal in bytes), `somaxconn`;
+- `worker_nofile_limit` or `worker_fds_limit` (the workers' real soft "Max open files"; the
+  agent sends it per sample as `nginx_processes.worker_fds_limit`, the backend merges it in).
+
+Numbers may be JSON numbers or digit strings; other keys (`kernel`, `os`, ...) are ignored.
+A whole push body (what `nginx-fleet-agent collect --once` prints) is accepted too: its `facts`
+object, plus `worker_fds_limit` from the newest sample's `nginx_processes`.
+Rules that depend on a missing host fact speak at most as info and name the fact.
+"""
 
 from __future__ import annotations
 
@@ -52,6 +68,18 @@ def _modules_from_configure(args: str) -> tuple[set[str], set[str]]:
     return added, removed
 
 
+def _facts_of_payload(payload: Mapping[str, object]) -> dict[str, object]:
+    """The facts of a whole push body, with the workers' fd limit of its newest sample."""
+    given = payload["facts"]
+    facts: dict[str, object] = dict(given) if isinstance(given, Mapping) else {}
+    samples = payload.get("samples")
+    if isinstance(samples, list) and samples and isinstance(samples[-1], Mapping):
+        processes = samples[-1].get("nginx_processes")
+        if isinstance(processes, Mapping) and "worker_fds_limit" in processes:
+            facts.setdefault("worker_fds_limit", processes["worker_fds_limit"])
+    return facts
+
+
 @dataclass(slots=True, frozen=True)
 class HostFacts:
     """What the agent reported about the host and its nginx build."""
@@ -69,12 +97,16 @@ class HostFacts:
     extra_modules: frozenset[str] = frozenset()
     worker_nofile_limit: int | None = None
     somaxconn: int | None = None
+    # The OpenSSL version nginx runs with (decides whether RC4/3DES suites exist at all).
+    openssl_version: Version | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object] | None) -> HostFacts:
         """Build from the agent's `facts` object (docs/agent-protocol.md); unknown keys ignored."""
         if not data:
             return cls()
+        if isinstance(data.get("facts"), Mapping):
+            data = _facts_of_payload(data)
         modules: set[str] = set()
         disabled: set[str] = set()
         listed = data.get("nginx_modules")
@@ -88,6 +120,7 @@ class HostFacts:
             disabled |= removed
             extra.update(p.rstrip("/").rsplit("/", 1)[-1] for p in _ADDED_MODULE.findall(configure))
         version = data.get("nginx_version")
+        openssl = data.get("nginx_openssl_version")
         nofile = data.get("worker_nofile_limit", data.get("worker_fds_limit"))
         return cls(
             nginx_version=parse_version(version) if isinstance(version, str) else None,
@@ -99,6 +132,7 @@ class HostFacts:
             extra_modules=frozenset(extra),
             worker_nofile_limit=_int(nofile),
             somaxconn=_int(data.get("somaxconn")),
+            openssl_version=parse_version(openssl) if isinstance(openssl, str) else None,
         )
 
     def has_version(self, at_least: Version) -> bool | None:
@@ -108,7 +142,14 @@ class HostFacts:
 
 @dataclass(slots=True, frozen=True)
 class MetricsWindow:
-    """Figures over the last hour; None means not measured (rules needing it stay silent)."""
+    """Figures over the last hour; None means not measured (rules needing it stay silent).
+
+    `cpu_pct` is the whole host's mean CPU; rules about nginx's own CPU cost use the
+    `nginx_cpu_pct_*` figures: the CPU time of nginx's processes as a percent of all the host's
+    cores (100 = every core busy with nginx), its mean and 95th percentile over the window's
+    samples; `nginx_cpu_source` says whose time it is ('workers', or 'master+workers' from
+    agents that send only the total).
+    """
 
     peak_active: float | None = None
     avg_active: float | None = None
@@ -123,6 +164,32 @@ class MetricsWindow:
     cache_hit_ratio: float | None = None
     upstream_req_per_s: dict[str, float] = field(default_factory=dict)
     status_2xx_get_ratio: float | None = None
+    nginx_cpu_pct_mean: float | None = None
+    nginx_cpu_pct_p95: float | None = None
+    nginx_cpu_source: str | None = None
+
+    def sustained_nginx_cpu(self) -> tuple[float, str] | None:
+        """(figure, which) of nginx's CPU in % of all cores: p95 when measured, else the mean."""
+        if self.nginx_cpu_pct_p95 is not None:
+            return self.nginx_cpu_pct_p95, "p95"
+        if self.nginx_cpu_pct_mean is not None:
+            return self.nginx_cpu_pct_mean, "mean"
+        return None
+
+    def nginx_cpu_evidence(self) -> dict[str, object]:
+        """The nginx CPU figures as a finding's evidence, saying which figure and whose CPU."""
+        figure = self.sustained_nginx_cpu()
+        return {
+            "nginx_cpu_pct": round(figure[0], 1) if figure else None,
+            "nginx_cpu_figure": (
+                f"{figure[1]} over the window, % of all cores, "
+                f"nginx {self.nginx_cpu_source or 'processes'}"
+                if figure
+                else "not reported (the agent sends no nginx process CPU)"
+            ),
+            "nginx_cpu_pct_mean": self.nginx_cpu_pct_mean,
+            "nginx_cpu_pct_p95": self.nginx_cpu_pct_p95,
+        }
 
     @property
     def drops(self) -> float | None:
@@ -146,6 +213,9 @@ class MetricsWindow:
                         for k, v in ((k, _float(v)) for k, v in raw.items())
                         if v is not None
                     }
+                continue
+            if f.name == "nginx_cpu_source":
+                values[f.name] = raw if isinstance(raw, str) else None
                 continue
             values[f.name] = _float(raw)
         return cls(**values)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ EVERYTHING_FACTS = HostFacts(
     modules_known=True,
     worker_nofile_limit=10,
     somaxconn=10,
+    openssl_version=(1, 0, 2),
 )
 EVERYTHING_METRICS = MetricsWindow(
     peak_active=900,
@@ -31,6 +32,9 @@ EVERYTHING_METRICS = MetricsWindow(
     cache_hit_ratio=0.1,
     upstream_req_per_s={"app": 900.0},
     status_2xx_get_ratio=0.95,
+    nginx_cpu_pct_mean=80,
+    nginx_cpu_pct_p95=95,
+    nginx_cpu_source="workers",
 )
 
 

@@ -47,9 +47,28 @@ def test_b_proxy_memory_reduces_buffer_count_when_that_fits() -> None:
     assert (finding.fix.directive, finding.fix.args) == ("proxy_buffers", ["31", "16k"])
 
 
-def test_b_proxy_memory_silent_on_big_host_or_without_facts() -> None:
+def test_b_proxy_memory_without_memory_is_info_naming_the_facts() -> None:
+    # (16 x 64k + 4k) x 8192 = 8 GiB per worker: big, but the host decides.
+    [finding] = run("B-proxy-memory", PROXY % "    proxy_buffers 16 64k;")
+    assert (finding.severity, finding.line) == ("info", 6)
+    assert finding.evidence["needs"] == ["mem_total_bytes", "cpu_count"]
+    assert "with the host's memory and the CPU count" in finding.message
+    [finding] = run("B-proxy-memory", PROXY % "    proxy_buffers 16 64k;", HostFacts(cpu_count=2))
+    assert finding.evidence["needs"] == ["mem_total_bytes"]
+    # Defaults: 36 KiB x 8192 = 288 MiB per worker, too small to mention without facts.
+    assert run("B-proxy-memory", PROXY % "") == []
+
+
+def test_b_proxy_memory_counts_one_worker_at_least_without_cpu_count() -> None:
+    # 'auto' with unknown cores: even one worker's 8 GiB is over half of 512 MiB.
+    memory_only = HostFacts(mem_total_bytes=512 * 1024**2)
+    [finding] = run("B-proxy-memory", PROXY % "    proxy_buffers 16 64k;", memory_only)
+    assert finding.severity == "warning"
+    assert finding.evidence["workers"] == 1
+
+
+def test_b_proxy_memory_silent_on_big_host() -> None:
     assert run("B-proxy-memory", PROXY % "    proxy_buffers 16 64k;", BIG_HOST) == []
-    assert run("B-proxy-memory", PROXY % "    proxy_buffers 16 64k;") == []
     # Defaults: (8 x 4k + 4k) x 8192 x 2 = 576 MiB, over half of 512 MiB.
     assert run("B-proxy-memory", PROXY % "", SMALL_HOST) != []
     assert (

@@ -58,13 +58,38 @@ def test_g_level_fires_above_6() -> None:
     assert finding.fix.args == ["5"]
 
 
-def test_g_level_is_stricter_on_a_cpu_bound_host() -> None:
+def nginx_cpu(p95: float | None, mean: float, host: float | None = None) -> MetricsWindow:
+    return MetricsWindow(
+        nginx_cpu_pct_p95=p95, nginx_cpu_pct_mean=mean, nginx_cpu_source="workers", cpu_pct=host
+    )
+
+
+def test_g_level_is_stricter_when_nginx_is_cpu_bound() -> None:
     text = SITE % "    gzip on;\n    gzip_comp_level 6;"
-    assert run("G-level", text, metrics=MetricsWindow(cpu_pct=40)) == []
-    [finding] = run("G-level", text, metrics=MetricsWindow(cpu_pct=85))
-    assert finding.evidence["cpu_pct"] == 85
+    assert run("G-level", text, metrics=nginx_cpu(40, 30)) == []
+    [finding] = run("G-level", text, metrics=nginx_cpu(85, 72))
+    assert finding.severity == "warning"
+    assert finding.evidence["nginx_cpu_pct"] == 85
+    assert (
+        finding.evidence["nginx_cpu_figure"] == "p95 over the window, % of all cores, nginx workers"
+    )
+    assert "nginx used 85% of the host's CPU (p95" in finding.message
     assert finding.fix is not None
     assert finding.fix.args == ["4"]
+    # Fewer samples than a p95 needs: the mean decides, and says so.
+    [finding] = run("G-level", text, metrics=nginx_cpu(None, 75))
+    assert "(mean over the window" in finding.message
+
+
+def test_g_level_ignores_the_hosts_cpu_when_nginx_is_light() -> None:
+    text = SITE % "    gzip on;\n    gzip_comp_level 6;"
+    # The host is busy with something else: gzip is not what costs the CPU.
+    assert run("G-level", text, metrics=nginx_cpu(12, 8, host=95)) == []
+    # Without nginx's own figure, a busy host is only a note that names the missing figure.
+    [finding] = run("G-level", text, metrics=MetricsWindow(cpu_pct=95))
+    assert finding.severity == "info"
+    assert "nginx's own share was not reported" in finding.message
+    assert run("G-level", text, metrics=MetricsWindow(cpu_pct=40)) == []
 
 
 def test_g_level_silent_at_5_or_default() -> None:

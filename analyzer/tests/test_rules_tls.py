@@ -63,9 +63,11 @@ def test_s_protocols_silent_on_modern_list() -> None:
         ("HIGH:!aNULL:!MD5:RC4-SHA", ["RC4"]),
         ("HIGH", ["aNULL"]),
         ("ECDHE-RSA-DES-CBC3-SHA:HIGH:!aNULL", ["3DES"]),
-        ("ALL:!aNULL:!RC4:!3DES:!MD5", []),
+        # Single DES and EXPORT-DES suites of OpenSSL 1.0.2 are not named, so they stay.
+        ("ALL:!aNULL:!RC4:!3DES:!MD5", ["DES", "EXPORT"]),
         ("EXP-RC4-MD5", ["EXPORT", "MD5", "RC4"]),
-        ("DEFAULT:eNULL", ["NULL"]),
+        # DEFAULT ends in !eNULL, and a killed suite never comes back.
+        ("DEFAULT:eNULL", []),
     ],
 )
 def test_weak_cipher_families(spec: str, weak: list[str]) -> None:

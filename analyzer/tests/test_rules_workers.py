@@ -27,10 +27,35 @@ def test_w_processes_fires_on_default_single_worker() -> None:
     assert finding.evidence["default_used"] is True
 
 
-def test_w_processes_silent_on_auto_or_enough_or_no_facts() -> None:
+def test_w_processes_silent_on_auto_or_enough() -> None:
     assert run("W-processes", "worker_processes auto;\nevents {}\n", FOUR_CPUS) == []
     assert run("W-processes", "worker_processes 4;\nevents {}\n", FOUR_CPUS) == []
-    assert run("W-processes", "worker_processes 2;\nevents {}\n") == []
+    assert run("W-processes", "worker_processes auto;\nevents {}\n") == []
+
+
+def test_w_processes_without_cpu_count_is_info_naming_the_fact() -> None:
+    [finding] = run("W-processes", "worker_processes 2;\nevents {}\n")
+    assert finding.severity == "info"
+    assert "with the host's CPU count this becomes a warning" in finding.message
+    assert finding.evidence["needs"] == "cpu_count"
+    # A site file read alone has no main context to judge.
+    assert run("W-processes", "http {\n    server {\n        listen 80;\n    }\n}\n") == []
+
+
+def test_w_processes_evidence_says_how_busy_the_workers_were() -> None:
+    busy = MetricsWindow(
+        nginx_cpu_pct_p95=45.0, nginx_cpu_pct_mean=30.0, nginx_cpu_source="workers"
+    )
+    [finding] = run("W-processes", "worker_processes 2;\nevents {}\n", FOUR_CPUS, busy)
+    # 45% of 4 cores spread over 2 workers: each worker's core 90% busy.
+    assert finding.evidence["workers_busy_pct"] == 90.0
+    assert (
+        finding.evidence["nginx_cpu_figure"] == "p95 over the window, % of all cores, nginx workers"
+    )
+    assert "90% busy" in finding.message
+    [finding] = run("W-processes", "worker_processes 2;\nevents {}\n", FOUR_CPUS, MetricsWindow())
+    assert finding.evidence["nginx_cpu_pct"] is None
+    assert str(finding.evidence["nginx_cpu_figure"]).startswith("not reported")
 
 
 def test_w_connections_fires_on_small_limit_with_several_cores() -> None:
@@ -63,13 +88,25 @@ def test_w_connections_silent_when_capacity_is_enough() -> None:
         run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(peak_active=20))
         == []
     )
-    assert run("W-connections", "events {}\n") == []
+    assert run("W-connections", "events {\n    worker_connections 2048;\n}\n") == []
+
+
+def test_w_connections_cores_part_without_cpu_count_is_info() -> None:
+    [finding] = run("W-connections", "events {\n    worker_connections 768;\n}\n")
+    assert (finding.severity, finding.line) == ("info", 2)
+    assert "with the host's CPU count" in finding.message
+    # The peak part needs no host fact: still a warning.
+    text = "worker_processes 1;\nevents {\n    worker_connections 768;\n}\n"
+    [finding] = run("W-connections", text, metrics=MetricsWindow(peak_active=300))
+    assert finding.severity == "warning"
 
 
 def test_w_nofile_fires_when_missing_and_is_an_error_with_drops() -> None:
     text = "worker_processes auto;\nevents {\n    worker_connections 4096;\n}\n"
     [finding] = run("W-nofile", text)
-    assert finding.severity == "warning"
+    # The inherited limit is unknown without the workers' real Max open files.
+    assert finding.severity == "info"
+    assert finding.evidence["needs"] == "worker_nofile_limit"
     assert finding.fix is not None
     assert (finding.fix.action, finding.fix.directive, finding.fix.args, finding.fix.context) == (
         "add",
@@ -79,8 +116,14 @@ def test_w_nofile_fires_when_missing_and_is_an_error_with_drops() -> None:
     )
     drops = MetricsWindow(accepts_delta=1000, handled_delta=900)
     [finding] = run("W-nofile", text, metrics=drops)
-    assert finding.severity == "error"
+    assert finding.severity == "warning"
     assert finding.evidence["drops"] == 100
+    [finding] = run("W-nofile", text, HostFacts(worker_nofile_limit=1024), drops)
+    assert finding.severity == "error"
+    [finding] = run("W-nofile", text, HostFacts(worker_nofile_limit=1024))
+    assert finding.severity == "warning"
+    # Site files alone have no main context: nothing to say about the workers.
+    assert run("W-nofile", "http {\n    server {\n        listen 80;\n    }\n}\n") == []
 
 
 def test_w_nofile_fires_on_low_configured_or_real_limit() -> None:

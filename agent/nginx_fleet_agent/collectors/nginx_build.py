@@ -13,6 +13,10 @@ from nginx_fleet_agent.nginx_command import NginxCommand, NginxCommandError
 
 _VERSION = re.compile(r"nginx version: [^/\s]+/(?P<version>\S+)")
 _CONFIGURE = re.compile(r"^configure arguments:\s*(?P<args>.*)$", re.MULTILINE)
+# "built with OpenSSL 3.0.11 19 Sep 2023 (running with OpenSSL 3.0.13 30 Jan 2024)"
+_OPENSSL = re.compile(
+    r"built with OpenSSL (?P<built>\S+)[^\n(]*(?:\(running with OpenSSL (?P<running>\S+))?"
+)
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,8 @@ class NginxBuild:
     version: str | None
     configure_args: str
     modules: list[str]
+    # The OpenSSL nginx runs with (the library loaded, else the one it was built with).
+    openssl_version: str | None = None
 
     def option(self, name: str) -> str | None:
         """The value of one `--name=value` configure argument."""
@@ -44,7 +50,13 @@ def parse_nginx_v(output: str) -> NginxBuild:
             modules.append(flag.removeprefix("--with-"))
         elif flag in {"--with-stream", "--with-mail"}:
             modules.append(flag.removeprefix("--with-") + "_module")
-    return NginxBuild(version.group("version") if version else None, args, modules)
+    openssl = _OPENSSL.search(output)
+    return NginxBuild(
+        version.group("version") if version else None,
+        args,
+        modules,
+        (openssl.group("running") or openssl.group("built")) if openssl else None,
+    )
 
 
 def _split_args(args: str) -> list[str]:
@@ -102,6 +114,7 @@ class FactsCollector:
             "nginx_version": self.build.version if self.build else None,
             "nginx_configure_args": self.build.configure_args if self.build else None,
             "nginx_modules": self.build.modules if self.build else [],
+            "nginx_openssl_version": self.build.openssl_version if self.build else None,
         }
         facts.update(host_facts())
         return facts

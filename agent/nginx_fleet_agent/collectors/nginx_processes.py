@@ -111,6 +111,11 @@ def _soft_nofile(base: Path) -> int | None:
     return None
 
 
+def _pct_of_one_core(ticks: int, elapsed: float) -> float:
+    """CPU ticks used over `elapsed` seconds as a percent of one core (can exceed 100)."""
+    return 100.0 * max(ticks, 0) / _CLOCK_TICKS / elapsed if elapsed > 0 else 0.0
+
+
 class NginxProcessCollector:
     """Finds the master via its pid file (or a /proc scan) and sums up master plus workers."""
 
@@ -169,9 +174,12 @@ class NginxProcessCollector:
     ) -> dict[str, Any]:
         ticks_now = {s.pid: s.cpu_ticks for s in stats}
         # A pid not seen last time was born during the interval: all of its CPU time is new.
-        used = sum(t - self._previous_ticks.get(pid, 0) for pid, t in ticks_now.items())
+        used = {pid: t - self._previous_ticks.get(pid, 0) for pid, t in ticks_now.items()}
         self._previous_ticks = ticks_now
-        cpu_pct = 100.0 * max(used, 0) / _CLOCK_TICKS / elapsed if elapsed > 0 else 0.0
+        cpu_pct = _pct_of_one_core(sum(used.values()), elapsed)
+        # The workers alone: what serving traffic (TLS, gzip, proxying) costs, without the
+        # master and the cache manager/loader.
+        worker_cpu_pct = _pct_of_one_core(sum(used[s.pid] for s in workers), elapsed)
         fd_counts = [s.fds_open for s in stats if s.fds_open is not None]
         worker_fds = [s.fds_open for s in workers if s.fds_open is not None]
         limits = [s.fds_limit for s in (workers or stats) if s.fds_limit is not None]
@@ -180,6 +188,7 @@ class NginxProcessCollector:
             "fds_limit": min(limits) if limits else None,
             "rss_bytes": sum(s.rss_bytes for s in stats),
             "cpu_pct": round(cpu_pct, 2),
+            "worker_cpu_pct": round(worker_cpu_pct, 2),
             "worker_fds_max": max(worker_fds) if worker_fds else None,
             "worker_fds_limit": min(limits) if limits else None,
         }

@@ -25,6 +25,8 @@ DEFAULT_PROXY_BUFFERS = (8, PAGE)
 DEFAULT_HEADER_BUFFERS = (4, 8 * 1024)
 DEFAULT_MAX_BODY = 1024 * 1024
 MEMORY_SHARE = 0.5
+# Without the host's memory, a worst case past 1 GiB is worth a note: over half of a 2 GiB VM.
+NOTE_WORST_CASE = 1024**3
 
 
 def proxy_buffers_at(
@@ -44,9 +46,9 @@ def proxy_buffers_at(
 def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
     """Proxy buffers at full load would take more than half of the host's memory."""
     memory = ctx.facts.mem_total_bytes if ctx.facts is not None else None
-    workers = worker_count(ctx)
-    if not memory or not workers:
-        return
+    # 'auto' without the CPU count: one worker is the lower bound of the worst case.
+    counted = worker_count(ctx)
+    workers = counted or 1
     wc_node, connections = worker_connections(ctx.config)
     if connections <= 0:
         return
@@ -62,8 +64,11 @@ def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
     node, count, size, first_size = proxy_buffers_at(ctx, worst)
     per_connection = count * size + first_size
     total = per_connection * connections * workers
-    if total <= MEMORY_SHARE * memory:
+    certain = memory is not None and total > MEMORY_SHARE * memory
+    if not certain:
+        yield from _possible_proxy_memory(ctx, worst, total, workers, counted, memory)
         return
+    assert memory is not None
     budget = MEMORY_SHARE * memory / (connections * workers)
     fitting_count = math.floor((budget - first_size) / size)
     fix: Fix | None
@@ -78,12 +83,13 @@ def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
             return
         value = [str(fitting_connections)]
         fix = set_or_add("worker_connections", value, wc_node, anchor)
+    shown_workers = f"{workers} workers" if counted else "1 worker (at least; 'auto')"
     yield get_rule("B-proxy-memory").finding(
         at=anchor,
         directive="proxy_buffers",
         message=(
             f"worst case proxy buffers ({count} x {format_bytes(size)} + "
-            f"{format_bytes(first_size)}) x {connections} connections x {workers} workers = "
+            f"{format_bytes(first_size)}) x {connections} connections x {shown_workers} = "
             f"{total / 1024**3:.1f} GiB, over half of the host's {memory / 1024**3:.1f} GiB"
         ),
         evidence={
@@ -96,6 +102,55 @@ def check_proxy_memory(ctx: RuleContext) -> Iterator[Finding]:
             "location": worst.label,
         },
         fix=fix,
+    )
+
+
+def _possible_proxy_memory(
+    ctx: RuleContext,
+    worst: Directive,
+    total: int,
+    workers: int,
+    counted: int | None,
+    memory: int | None,
+) -> Iterator[Finding]:
+    """A note when the worst case is large but a missing host fact decides whether it fits."""
+    if total < NOTE_WORST_CASE:
+        return
+    if memory is not None and counted:
+        return  # Every fact known and it fits.
+    needs = [
+        name for name, known in (("mem_total_bytes", memory), ("cpu_count", counted)) if not known
+    ]
+    node, count, size, first_size = proxy_buffers_at(ctx, worst)
+    wc_node, connections = worker_connections(ctx.config)
+    anchor = node or wc_node or events_block(ctx.config)
+    if anchor is None:
+        return
+    facts = " and ".join(
+        {"mem_total_bytes": "the host's memory", "cpu_count": "the CPU count ('auto' workers)"}[n]
+        for n in needs
+    )
+    per = "" if counted else " per worker"
+    yield get_rule("B-proxy-memory").finding(
+        at=anchor,
+        directive="proxy_buffers",
+        severity=Severity.INFO,
+        message=(
+            f"worst case proxy buffers ({count} x {format_bytes(size)} + "
+            f"{format_bytes(first_size)}) x {connections} connections = "
+            f"{total / 1024**3:.1f} GiB{per}; with {facts} this becomes a warning when it "
+            "exceeds half of the host's memory"
+        ),
+        evidence={
+            "proxy_buffers": [count, size],
+            "proxy_buffer_size": first_size,
+            "worker_connections": connections,
+            "workers": workers if counted else None,
+            "worst_case_bytes": total,
+            "mem_total_bytes": memory,
+            "location": worst.label,
+            "needs": needs,
+        },
     )
 
 

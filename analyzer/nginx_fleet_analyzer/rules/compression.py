@@ -130,24 +130,45 @@ def check_gzip_off(ctx: RuleContext) -> Iterator[Finding]:
 @rule("G-level", Category.COMPRESSION, Severity.WARNING)
 def check_gzip_level(ctx: RuleContext) -> Iterator[Finding]:
     """A high gzip_comp_level costs CPU for almost no size gain."""
-    cpu = ctx.metrics.cpu_pct if ctx.metrics is not None else None
-    cpu_bound = cpu is not None and cpu > CPU_BOUND_PCT
-    limit, target = (4, "4") if cpu_bound else (6, "5")
+    metrics = ctx.metrics
+    # nginx's own sustained CPU decides, never the whole host's or a single spike.
+    figure = metrics.sustained_nginx_cpu() if metrics is not None else None
+    cpu_bound = figure is not None and figure[0] > CPU_BOUND_PCT
+    host_busy = metrics is not None and (metrics.cpu_pct or 0) > CPU_BOUND_PCT
+    evidence = metrics.nginx_cpu_evidence() if metrics is not None else {"nginx_cpu_pct": None}
     for node in ctx.config.find("gzip_comp_level"):
         if node.module_scope != "http" or not node.args or not node.args[0].isdigit():
             continue
         level = int(node.args[0])
-        if level <= limit:
+        if level > 6:
+            target, severity = ("4" if cpu_bound else "5"), Severity.WARNING
+            why = "past level 5 the size barely shrinks while throughput halves"
+        elif level > 4 and cpu_bound and figure is not None:
+            target, severity = "4", Severity.WARNING
+            why = ""
+        elif level > 4 and figure is None and host_busy and metrics is not None:
+            # The host is busy but nginx's share is unknown (agent without process CPU).
+            target, severity = "4", Severity.INFO
+            why = (
+                f"the host ran at {metrics.cpu_pct:.0f}% CPU, but nginx's own share was not "
+                "reported; with the nginx workers' CPU this becomes a warning above "
+                f"{CPU_BOUND_PCT:.0f}%"
+            )
+        else:
             continue
-        why = (
-            f"the host ran at {cpu:.0f}% CPU over the last hour"
-            if cpu_bound and cpu is not None
-            else "past level 5 the size barely shrinks while throughput halves"
-        )
+        if cpu_bound and figure is not None:
+            busy = f"nginx used {figure[0]:.0f}% of the host's CPU ({evidence['nginx_cpu_figure']})"
+            why = f"{why}; {busy}" if why else busy
         yield get_rule("G-level").finding(
             at=node,
+            severity=severity,
             message=f"gzip_comp_level {level}: {why}; use {target}",
-            evidence={"gzip_comp_level": level, "cpu_pct": cpu, "limit": limit},
+            evidence={
+                "gzip_comp_level": level,
+                "limit": 4 if cpu_bound else 6,
+                "host_cpu_pct": metrics.cpu_pct if metrics is not None else None,
+                **evidence,
+            },
             fix=make_fix("set", "gzip_comp_level", [target], node),
         )
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
+from nginx_fleet_analyzer.ciphers import expand
 from nginx_fleet_analyzer.effective import (
     Effective,
     common_block,
@@ -22,7 +22,7 @@ from nginx_fleet_analyzer.effective import (
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
-from nginx_fleet_analyzer.rules._support import make_fix, parse_seconds, set_or_add
+from nginx_fleet_analyzer.rules._support import make_fix, parse_seconds, set_or_add, setting
 
 MODERN_PROTOCOLS = ["TLSv1.2", "TLSv1.3"]
 BROKEN_PROTOCOLS = ("SSLv2", "SSLv3", "TLSv1", "TLSv1.1")
@@ -40,24 +40,10 @@ SESSION_CACHE = ["shared:SSL:10m"]
 DEFAULT_SESSION_TIMEOUT = 300.0
 HSTS_ARGS = ["Strict-Transport-Security", "max-age=31536000", "always"]
 
-# Weak cipher families, each with the OpenSSL words that name it.
-_WEAK_FAMILIES = {
-    "RC4": ("RC4",),
-    "3DES": ("3DES", "DES-CBC3", "DES"),
-    "MD5": ("MD5",),
-    "NULL": ("NULL", "eNULL"),
-    "EXPORT": ("EXPORT", "EXP", "EXPORT40", "EXPORT56"),
-    "aNULL": ("aNULL", "ADH", "AECDH"),
-}
-# Broad OpenSSL groups and the weak families they pull in unless excluded.
-_GROUPS = {
-    "ALL": ("RC4", "3DES", "MD5", "aNULL"),
-    "COMPLEMENTOFDEFAULT": ("aNULL",),
-    "HIGH": ("aNULL",),
-    "MEDIUM": ("RC4", "aNULL"),
-    "LOW": ("aNULL", "EXPORT"),
-}
-_CIPHER_SPLIT = re.compile(r"[:, ]+")
+# OpenSSL 3 builds no RC4, 3DES, DES or EXPORT suites: legacy ones matter on older hosts only.
+OPENSSL_WITHOUT_LEGACY = (3, 0, 0)
+# Suites a finding names in its message (the evidence lists them all).
+SHOWN_SUITES = 3
 
 
 def _version_text(ctx: RuleContext) -> str | None:
@@ -155,40 +141,134 @@ def _old_default_protocols(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def weak_cipher_families(spec: str) -> list[str]:
-    """Weak cipher families an OpenSSL cipher string leaves enabled."""
-    enabled: set[str] = set()
-    excluded: set[str] = set()
-    for token in _CIPHER_SPLIT.split(spec.strip()):
-        if not token:
+def weak_cipher_families(spec: str, *, legacy: bool = True) -> list[str]:
+    """Weak families whose suites an OpenSSL cipher string enables (legacy suites if asked)."""
+    expansion = expand(spec)
+    if not legacy:
+        return sorted({f for suite in expansion.suites for f in suite.weaknesses})
+    return sorted(expansion.weak())
+
+
+def _cipher_users(config: ParsedConfig, node: Directive) -> list[Directive]:
+    """Servers with a certificate that run with this ssl_ciphers (nginx applies it only there)."""
+    return [
+        server
+        for server in config.servers()
+        if setting(config, "ssl_ciphers", server) is node
+        and setting(config, "ssl_certificate", server) is not None
+    ]
+
+
+def _unused_at_http(config: ParsedConfig, node: Directive) -> bool:
+    """An http-level ssl_ciphers that no TLS server runs with (each sets its own, or none)."""
+    if node.parent is None or node.parent.name != "http":
+        return False
+    for server in config.servers():
+        if setting(config, "ssl_ciphers", server) is not node:
             continue
-        negate = token[0] in "!-"
-        words = token.lstrip("!-+").split("+")
-        for family, names in _WEAK_FAMILIES.items():
-            # A family is named as a word or as a dash-separated part of a suite name.
-            named = any(f"-{n}-" in f"-{w}-" for w in words for n in names)
-            pulled = any(family in _GROUPS.get(w, ()) for w in words)
-            if negate and named:
-                excluded.add(family)
-            elif not negate and (named or pulled):
-                enabled.add(family)
-    return sorted(enabled - excluded)
+        tls = any("ssl" in d.args or "quic" in d.args for d in server.children("listen"))
+        if tls or setting(config, "ssl_certificate", server) is not None:
+            return False
+    return True
+
+
+def _named(suites: list[str]) -> str:
+    shown = ", ".join(suites[:SHOWN_SUITES])
+    more = len(suites) - SHOWN_SUITES
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 @rule("S-ciphers", Category.TLS, Severity.ERROR)
 def check_ciphers(ctx: RuleContext) -> Iterator[Finding]:
-    """The cipher list allows broken or unauthenticated ciphers."""
+    """The cipher list allows broken or unauthenticated ciphers, or matches none at all."""
+    host_openssl = ctx.facts.openssl_version if ctx.facts is not None else None
+    legacy_possible = host_openssl is None or host_openssl < OPENSSL_WITHOUT_LEGACY
     for node in ctx.config.find("ssl_ciphers"):
-        weak = weak_cipher_families(" ".join(node.args))
-        if not weak:
+        if not node.args:
             continue
+        spec = node.args[0]
+        expansion = expand(spec)
+        fix = make_fix(
+            "set", "ssl_ciphers", [MODERN_CIPHERS], node, "ECDHE key exchange, AEAD only"
+        )
+        evidence: dict[str, object] = {
+            "ssl_ciphers": spec,
+            "expanded_by": expansion.openssl,
+            "host_openssl": ".".join(map(str, host_openssl)) if host_openssl else None,
+        }
+        current: dict[str, list[str]] = {}
+        for suite in expansion.suites:
+            for family in suite.weaknesses:
+                current.setdefault(family, []).append(suite.name)
+        legacy: dict[str, list[str]] = {}
+        if legacy_possible:
+            for family, names in expansion.weak().items():
+                old = [n for n in names if n in expansion.legacy]
+                if old:
+                    legacy[family] = old
+        if not expansion.accepted and not legacy:
+            users = _cipher_users(ctx.config, node)
+            in_http = node.module_scope == "http"
+            yield get_rule("S-ciphers").finding(
+                at=node,
+                severity=Severity.ERROR if users or not in_http else Severity.WARNING,
+                message=(
+                    f"ssl_ciphers {spec!r} matches no TLS 1.2 cipher suite in OpenSSL: "
+                    "nginx -t fails with 'SSL_CTX_set_cipher_list() failed (no cipher match)'"
+                    + (
+                        ""
+                        if users or not in_http
+                        else " as soon as a server with a certificate uses it"
+                    )
+                ),
+                evidence={
+                    **evidence,
+                    "accepted": False,
+                    "weak": [],
+                    "servers": [s.label for s in users],
+                },
+                fix=fix,
+            )
+            continue
+        if not current and not legacy:
+            continue
+        # Legacy suites exist only in older OpenSSL: certain when the host's version says so.
+        known_old = host_openssl is not None
+        parts = [f"{f} ({_named(n)})" for f, n in current.items()]
+        if legacy:
+            where = "this host's OpenSSL" if known_old else "OpenSSL 1.1.1 and older"
+            parts.append(
+                f"on {where}{' also' if current else ''} "
+                + ", ".join(f"{f} ({_named(n)})" for f, n in legacy.items())
+            )
+        notes = []
+        if legacy and not known_old:
+            if not expansion.accepted:
+                notes.append("OpenSSL 3 selects no suite from it, so nginx -t fails there")
+            if not current:
+                notes.append("the host's OpenSSL version (nginx -V) decides how bad it is")
+        severity = Severity.ERROR if current or known_old else Severity.WARNING
+        if _unused_at_http(ctx.config, node):
+            # Where nothing inherits the list, it is a trap for the next server, not a hole.
+            severity = Severity.INFO
+            notes.append("no TLS server uses it now (each sets its own): a trap for new servers")
         yield get_rule("S-ciphers").finding(
             at=node,
-            message=f"ssl_ciphers allows broken or unauthenticated {', '.join(weak)} suites",
-            evidence={"ssl_ciphers": " ".join(node.args), "weak": weak},
-            fix=make_fix(
-                "set", "ssl_ciphers", [MODERN_CIPHERS], node, "ECDHE key exchange, AEAD only"
+            severity=severity,
+            message="; ".join(
+                [
+                    "ssl_ciphers enables broken or unauthenticated suites: " + "; ".join(parts),
+                    *notes,
+                ]
             ),
+            evidence={
+                **evidence,
+                "accepted": expansion.accepted,
+                "weak": list(dict.fromkeys([*current, *legacy])),
+                "suites": current,
+                "legacy_suites": legacy,
+            },
+            fix=fix,
         )
 
 

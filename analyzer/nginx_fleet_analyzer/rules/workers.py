@@ -70,15 +70,26 @@ def recommended_connections(cpus: int | None) -> int:
     return 8192 if cpus is not None and cpus >= 8 else 4096
 
 
+def whole_config(config: ParsedConfig) -> bool:
+    """Whether this is a main nginx.conf (it has `events`), not a site file read alone."""
+    return events_block(config) is not None
+
+
+def workers_busy_pct(ctx: RuleContext, workers: int, cpus: int) -> float | None:
+    """How busy each worker's core was (% of one core, sustained figure), if measured."""
+    figure = ctx.metrics.sustained_nginx_cpu() if ctx.metrics is not None else None
+    return figure[0] * cpus / workers if figure is not None else None
+
+
 @rule("W-processes", Category.WORKERS, Severity.WARNING)
 def check_worker_processes(ctx: RuleContext) -> Iterator[Finding]:
     """A fixed worker count below the CPU count leaves cores idle."""
     cpus = ctx.facts.cpu_count if ctx.facts is not None else None
-    if not cpus:
-        return
     node = worker_processes(ctx.config)
     value = node.args[0] if node is not None and node.args else str(DEFAULT_WORKER_PROCESSES)
-    if not value.isdigit() or int(value) >= cpus:
+    if not value.isdigit() or (cpus and int(value) >= cpus):
+        return
+    if not cpus and (node is None and not whole_config(ctx.config)):
         return
     shown = f"worker_processes {value}" + ("" if node is not None else " (nginx's default)")
     fix = (
@@ -86,14 +97,42 @@ def check_worker_processes(ctx: RuleContext) -> Iterator[Finding]:
         if node is not None
         else add_to_main(ctx.config, "worker_processes", ["auto"])
     )
+    evidence: dict[str, object] = {
+        "worker_processes": value,
+        "default_used": node is None,
+        "cpu_count": cpus,
+    }
+    if ctx.metrics is not None:
+        evidence |= ctx.metrics.nginx_cpu_evidence()
+    if not cpus:
+        # Whether cores sit idle depends on the host: without its CPU count, only a note.
+        yield get_rule("W-processes").finding(
+            at=node or main_anchor(ctx.config),
+            directive="worker_processes",
+            severity=Severity.INFO,
+            message=(
+                f"{shown} is a fixed count: with the host's CPU count this becomes a warning "
+                f"when the host has more than {value} core(s); 'auto' follows the host"
+            ),
+            evidence=evidence | {"needs": "cpu_count"},
+            fix=fix,
+        )
+        return
+    busy = workers_busy_pct(ctx, int(value), cpus)
+    load = (
+        f"; the {value} worker(s) kept their cores {busy:.0f}% busy "
+        f"({evidence['nginx_cpu_figure']})"
+        if busy is not None
+        else ""
+    )
     yield get_rule("W-processes").finding(
         at=node or main_anchor(ctx.config),
         directive="worker_processes",
         message=(
             f"{shown} runs {value} worker(s) on a host with {cpus} CPUs; "
-            "'auto' starts one worker per core and follows the host after a resize"
+            f"'auto' starts one worker per core and follows the host after a resize{load}"
         ),
-        evidence={"worker_processes": value, "default_used": node is None, "cpu_count": cpus},
+        evidence=evidence | {"workers_busy_pct": round(busy, 1) if busy is not None else None},
         fix=fix,
     )
 
@@ -107,6 +146,7 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
     peak = ctx.metrics.peak_active if ctx.metrics is not None else None
     reasons: list[str] = []
     target = recommended_connections(cpus)
+    severity = Severity.WARNING
     if peak is not None and workers is not None and workers * connections < 4 * peak:
         reasons.append(
             f"{workers} worker(s) x {connections} connections = {workers * connections} slots, "
@@ -116,6 +156,13 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
         target = max(target, needed)
     if cpus is not None and cpus >= 2 and connections <= 1024:
         reasons.append(f"worker_connections {connections} on a host with {cpus} CPUs")
+    elif cpus is None and connections <= 1024 and not reasons and whole_config(ctx.config):
+        # The ">= 2 cores" condition needs the host's CPU count: only a note without it.
+        severity = Severity.INFO
+        reasons.append(
+            f"worker_connections {connections}: with the host's CPU count this becomes a "
+            "warning on 2 or more cores"
+        )
     if not reasons or target <= connections:
         return
     events = events_block(ctx.config)
@@ -129,6 +176,7 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
     yield get_rule("W-connections").finding(
         at=node or events or main_anchor(ctx.config),
         directive="worker_connections",
+        severity=severity,
         message="; ".join(reasons) + f"; raise worker_connections to {target}",
         evidence={
             "worker_connections": connections,
@@ -148,39 +196,49 @@ def check_worker_nofile(ctx: RuleContext) -> Iterator[Finding]:
     _, connections = worker_connections(ctx.config)
     node, configured, real = nofile_limits(ctx)
     needed = 2 * connections
+    drops = ctx.metrics.drops if ctx.metrics is not None else None
+    dropped = drops is not None and drops > 0
+    known = True
     if configured is not None and configured < needed:
         problem = f"worker_rlimit_nofile {configured} is below 2 x worker_connections ({needed})"
     elif real is not None and real < needed:
         problem = (
             f"the workers run with Max open files {real}, below 2 x worker_connections ({needed})"
         )
-    elif configured is None and real is None:
-        problem = "worker_rlimit_nofile is not set, so the workers keep the OS limit (often 1024)"
+    elif configured is None and real is None and whole_config(ctx.config):
+        # The inherited limit is a host fact: without it the problem is only possible.
+        known = False
+        problem = (
+            "worker_rlimit_nofile is not set, so the workers keep the limit they inherit "
+            "(often 1024); with the workers' real Max open files this becomes a warning "
+            f"when it is below {needed} (2 x worker_connections)"
+        )
     else:
         # The workers' limit covers every connection's fds: nothing to gain.
         return
-    drops = ctx.metrics.drops if ctx.metrics is not None else None
-    severity = Severity.ERROR if drops is not None and drops > 0 else Severity.WARNING
+    if known:
+        severity = Severity.ERROR if dropped else Severity.WARNING
+    else:
+        severity = Severity.WARNING if dropped else Severity.INFO
     value = str(max(RECOMMENDED_NOFILE, needed))
     fix = (
         make_fix("set", "worker_rlimit_nofile", [value], node)
         if node is not None
         else add_to_main(ctx.config, "worker_rlimit_nofile", [value])
     )
-    dropped = (
-        f"; {drops:.0f} connections were dropped in the last hour" if severity == "error" else ""
-    )
+    shown = f"; {drops:.0f} connections were dropped in the last hour" if dropped else ""
     yield get_rule("W-nofile").finding(
         at=node or main_anchor(ctx.config),
         directive="worker_rlimit_nofile",
         severity=severity,
-        message=f"{problem}; a proxied client holds 2 fds{dropped}",
+        message=f"{problem}; a proxied client holds 2 fds{shown}",
         evidence={
             "worker_connections": connections,
             "worker_rlimit_nofile": configured,
             "worker_max_open_files": real,
             "needed": needed,
             "drops": drops,
+            "needs": None if known else "worker_nofile_limit",
         },
         fix=fix,
     )

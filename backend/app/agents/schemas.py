@@ -204,8 +204,10 @@ class NginxProcesses(_AgentModel):
     fds_open: Counter | None = None
     fds_limit: Counter | None = None
     rss_bytes: Counter | None = None
-    # Summed over the workers, so it may exceed 100 on a multi-core host.
+    # Percent of one core, summed over master and children, so it may exceed 100.
     cpu_pct: NonNegativeFloat | None = None
+    # The same for the workers alone (absent from older agents).
+    worker_cpu_pct: NonNegativeFloat | None = None
     worker_fds_max: Counter | None = None
     worker_fds_limit: Counter | None = None
 
@@ -231,6 +233,7 @@ class HostFacts(_AgentModel):
     nginx_version: Annotated[str, Field(strict=True, max_length=64)] | None = None
     nginx_configure_args: Annotated[str, Field(strict=True, max_length=16384)] | None = None
     nginx_modules: Annotated[list[ShortText], Field(max_length=1000)] | None = None
+    nginx_openssl_version: Annotated[str, Field(strict=True, max_length=64)] | None = None
     cpu_count: Annotated[int, Field(strict=True, ge=1, le=65535)] | None = None
     mem_total_bytes: Counter | None = None
     kernel: Annotated[str, Field(strict=True, max_length=256)] | None = None

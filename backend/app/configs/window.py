@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
+from typing import Any
 
 from nginx_fleet_analyzer.facts import MetricsWindow
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.hosts.models import HostFacts
 from app.metrics.models import Sample
 
 WINDOW = timedelta(hours=1)
+# A p95 needs at least 20 samples to stand for the top 5% rather than the single highest one.
+MIN_P95_SAMPLES = 20
 
 
 def counter_growth(values: Sequence[int | None]) -> float | None:
@@ -50,6 +55,43 @@ def _mean(values: Sequence[float | int | None]) -> float | None:
     return sum(known) / len(known) if known else None
 
 
+def percentile(values: Sequence[float], share: float) -> float | None:
+    """The nearest-rank percentile (share 0.95 = p95); None with fewer than MIN_P95_SAMPLES.
+
+    Below that many samples the p95 is one reading, a spike rather than a sustained figure."""
+    if len(values) < MIN_P95_SAMPLES:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def nginx_cpu_shares(
+    extras: Sequence[Mapping[str, Any] | None], cpu_count: int | None
+) -> tuple[list[float], str | None]:
+    """nginx's CPU per sample in % of all cores, and whose it is ('workers' or 'master+workers').
+
+    The agent reports % of one core; the sample's own core count (per_core_pct entries) or the
+    facts' cpu_count turns it into a share of the host. Workers alone are preferred; samples of
+    older agents that send only the master+workers total are used when no sample has them."""
+    workers: list[float] = []
+    everything: list[float] = []
+    for extra in extras:
+        processes = (extra or {}).get("nginx_processes") or {}
+        per_core = ((extra or {}).get("cpu") or {}).get("per_core_pct")
+        cores = len(per_core) if isinstance(per_core, list) and per_core else cpu_count
+        if not cores:
+            continue
+        for key, into in (("worker_cpu_pct", workers), ("cpu_pct", everything)):
+            value = processes.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                into.append(min(100.0, float(value) / cores))
+    if workers:
+        return workers, "workers"
+    if everything:
+        return everything, "master+workers"
+    return [], None
+
+
 def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsWindow | None:
     """Figures over the hour before `now`; None when the host sent no sample in it.
 
@@ -65,6 +107,7 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
             Sample.cpu_pct,
             Sample.listen_overflows,
             Sample.listen_drops,
+            Sample.extra,
         )
         .where(Sample.host_id == host_id, Sample.ts > now - WINDOW, Sample.ts <= now)
         .order_by(Sample.seq)
@@ -75,6 +118,8 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
     both = [(row.active, row.waiting) for row in rows if None not in (row.active, row.waiting)]
     active_sum = sum(a for a, _ in both)
     accepts, handled = paired_growth([(row.accepts, row.handled) for row in rows])
+    cpu_count = session.scalar(select(HostFacts.cpu_count).where(HostFacts.host_id == host_id))
+    shares, source = nginx_cpu_shares([row.extra for row in rows], cpu_count)
     return MetricsWindow(
         peak_active=float(max(active)) if active else None,
         avg_active=_mean(active),
@@ -86,4 +131,7 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
         cpu_pct=_mean([row.cpu_pct for row in rows]),
         listen_overflows_delta=counter_growth([row.listen_overflows for row in rows]),
         listen_drops_delta=counter_growth([row.listen_drops for row in rows]),
+        nginx_cpu_pct_mean=_mean(shares),
+        nginx_cpu_pct_p95=percentile(shares, 0.95),
+        nginx_cpu_source=source,
     )

@@ -47,7 +47,13 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
         "load": _compact({"load5": load.load5, "load15": load.load15} if load else {}),
         "tcp_states": dict(system.tcp_states) if system and system.tcp_states else {},
         "nginx_processes": processes.model_dump(
-            include={"rss_bytes", "cpu_pct", "worker_fds_max", "worker_fds_limit"},
+            include={
+                "rss_bytes",
+                "cpu_pct",
+                "worker_cpu_pct",
+                "worker_fds_max",
+                "worker_fds_limit",
+            },
             exclude_none=True,
         )
         if processes

@@ -70,6 +70,7 @@ def sample(
                 "fds_limit": 1024,
                 "rss_bytes": 12_345_678,
                 "cpu_pct": 0.5,
+                "worker_cpu_pct": 0.4,
                 "worker_fds_max": 20,
                 "worker_fds_limit": 1024,
             }

@@ -74,6 +74,9 @@ def test_push_stores_samples_and_updates_host(
     assert rows[0].fds_limit == 1024
     assert rows[0].extra["tcp_states"]["ESTABLISHED"] == 10
     assert rows[0].extra["cpu"]["per_core_pct"] == [10.0, 15.0]
+    # The workers' own CPU is kept next to the master+workers total for the metrics window.
+    assert rows[0].extra["nginx_processes"]["worker_cpu_pct"] == 0.4
+    assert rows[0].extra["nginx_processes"]["cpu_pct"] == 0.5
     row = db_session.get(Host, host.id)
     assert row is not None
     assert row.last_seq == 2

@@ -1312,6 +1312,11 @@ export interface components {
              */
             nginx_modules: string[] | null;
             /**
+             * Nginx Openssl Version
+             * @default null
+             */
+            nginx_openssl_version: string | null;
+            /**
              * Cpu Count
              * @default null
              */
@@ -1443,6 +1448,11 @@ export interface components {
              * @default null
              */
             cpu_pct: number | null;
+            /**
+             * Worker Cpu Pct
+             * @default null
+             */
+            worker_cpu_pct: number | null;
             /**
              * Worker Fds Max
              * @default null
