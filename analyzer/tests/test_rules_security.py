@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from nginx_fleet_analyzer.findings import Category
 
 from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
@@ -102,17 +103,6 @@ def test_x_host_spoof_silent_on_host() -> None:
     assert run("X-host-spoof", site(server=server)) == []
 
 
-def test_x_xss_header_fires_and_removes() -> None:
-    [finding] = run("X-xss-header", site(http='    add_header X-XSS-Protection "1; mode=block";'))
-    assert finding.fix is not None
-    assert (finding.line, finding.fix.action) == (3, "remove")
-
-
-def test_x_xss_header_silent_when_disabled() -> None:
-    assert run("X-xss-header", site(http='    add_header X-XSS-Protection "0";')) == []
-    assert run("X-xss-header", site(http="    add_header X-Frame-Options DENY;")) == []
-
-
 def test_x_autoindex_fires_on_and_silent_off() -> None:
     on = "        location /files/ {\n            root /srv;\n            autoindex on;\n        }"
     [finding] = run("X-autoindex", site(server=on))
@@ -126,3 +116,64 @@ def test_security_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(
         Category.SECURITY, site(server=STATUS % "            allow 10.0.0.0/8;")
     )
+
+
+def test_x_status_open_silent_behind_a_password_or_internal() -> None:
+    password = (
+        '            auth_basic "ops";\n            auth_basic_user_file /etc/nginx/ops.htpasswd;'
+    )
+    assert run("X-status-open", site(server=STATUS % password)) == []
+    assert run("X-status-open", site(server=STATUS % "            internal;")) == []
+    # auth_basic off in the location lifts the server's password.
+    lifted = '        auth_basic "ops";\n' + STATUS % "            auth_basic off;"
+    assert len(run("X-status-open", site(server=lifted))) == 1
+
+
+def test_x_alias_traversal_both_without_slash_is_a_warning() -> None:
+    server = "        location /static {\n            alias /srv/static;\n        }"
+    [finding] = run("X-alias-traversal", site(server=server))
+    assert (finding.severity, finding.line) == ("warning", 6)
+
+
+def test_x_alias_traversal_regex_capture_after_no_slash() -> None:
+    server = "        location ~ ^/media(.*)$ {\n            alias /srv/media/$1;\n        }"
+    [finding] = run("X-alias-traversal", site(server=server))
+    assert (finding.severity, finding.line) == ("error", 6)
+    assert finding.fix is not None and finding.fix.action == "none"
+    named = (
+        "        location ~ ^/media(?<rest>.*)$ {\n            alias /srv/media$rest;\n        }"
+    )
+    [sibling] = run("X-alias-traversal", site(server=named))
+    assert sibling.severity == "warning"
+
+
+@pytest.mark.parametrize(
+    "server",
+    [
+        # The capture starts after a '/', and nginx normalises '/../' away before matching.
+        "        location ~ ^/media/(.*)$ {\n            alias /srv/media/$1;\n        }",
+        # The capture itself must start with '/'.
+        "        location ~ ^/media(/.*)$ {\n            alias /srv/media$1;\n        }",
+        # A nested location inheriting the alias keeps the outer prefix (nginx 1.22 checked).
+        "        location /files/ {\n            alias /srv/files/;\n"
+        "            location /files/pdf {\n            }\n        }",
+        "        location ^~ /files/ {\n            alias /srv/files/;\n        }",
+    ],
+)
+def test_x_alias_traversal_silent_on_more_safe_forms(server: str) -> None:
+    assert run("X-alias-traversal", site(server=server)) == []
+
+
+@pytest.mark.parametrize(
+    "value", ["$http_host", "$HTTP_X_FORWARDED_HOST", "$arg_host", "$cookie_site.internal"]
+)
+def test_x_host_spoof_fires_on_client_values(value: str) -> None:
+    server = PROXIED % f"            proxy_set_header HOST {value};"
+    [finding] = run("X-host-spoof", site(server=server))
+    assert finding.severity == "warning"
+
+
+def test_x_host_spoof_silent_on_server_values() -> None:
+    for value in ("$host", "$proxy_host", "app.internal", "$server_name:$server_port"):
+        server = PROXIED % f"            proxy_set_header Host {value};"
+        assert run("X-host-spoof", site(server=server)) == [], value

@@ -59,6 +59,7 @@ _USER_PREFIXES = ("arg_", "http_", "cookie_")
 
 def builtin(name: str) -> Source:
     """What a built-in variable can hold (SAFE for variables the client does not set)."""
+    name = name.lower()
     if name in _BUILTINS:
         return _BUILTINS[name]
     if name.startswith(_USER_PREFIXES):

@@ -211,7 +211,8 @@ def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             value = node.args[1]
             variables = [f"${v}" for _, v in split_script(value) if v is not None]
-            client = [v for v in variables if v.startswith(_CLIENT_HOST)]
+            # nginx looks variables up case-insensitively.
+            client = [v for v in variables if v.lower().startswith(_CLIENT_HOST)]
             if not client:
                 continue
             yield get_rule("X-host-spoof").finding(
