@@ -90,6 +90,17 @@ def test_allow_without_deny_silent_on_look_alikes(body: str) -> None:
             "            }\n        }",
             "info",
         ),
+        (
+            "        location /static/ {\n            if ($arg_v) {\n                expires 1y;\n"
+            "            }\n        }",
+            "info",
+        ),
+        (
+            "        location / {\n            proxy_pass http://app;\n"
+            "            if ($arg_old) {\n                proxy_pass http://legacy;\n"
+            "            }\n        }",
+            "warning",
+        ),
     ],
 )
 def test_if_is_evil_fires(body: str, severity: str) -> None:
@@ -118,7 +129,8 @@ def test_if_is_evil_silent_when_the_if_leaves(body: str) -> None:
 
 
 def test_resolver_external_fires_on_public_servers_only() -> None:
-    [finding] = run("X-resolver-external", site("        resolver 8.8.8.8 10.0.0.2 valid=30s;"))
+    routed = "        resolver 8.8.8.8 10.0.0.2 valid=30s;\n        proxy_pass http://$http_x_dest;"
+    [finding] = run("X-resolver-external", site(routed))
     assert (finding.severity, finding.line, finding.evidence["public"]) == (
         "warning",
         6,
@@ -164,3 +176,15 @@ def test_valid_referers_none_for_hotlinked_images_is_info_and_without_none_silen
     [finding] = run("X-valid-referers", site(body))
     assert finding.severity == "info"
     assert run("X-valid-referers", site(body.replace("none ", ""))) == []
+
+
+def test_resolver_external_only_for_stapling_is_info() -> None:
+    stapling = "        resolver 1.1.1.1;\n        ssl_stapling on;"
+    [finding] = run("X-resolver-external", site(stapling))
+    assert finding.severity == "info"
+    routed = (
+        "        resolver 1.1.1.1;\n        location / {\n"
+        "            set $api api.partner.example;\n            proxy_pass https://$api;\n        }"
+    )
+    [finding] = run("X-resolver-external", site(routed))
+    assert finding.severity == "warning"

@@ -95,11 +95,14 @@ http {
     assert (finding.severity, finding.line) == ("info", 3)
 
 
-def test_inherit_if_in_location_and_nested_locations_drop_too() -> None:
+def test_inherit_if_in_location_drops_but_a_returning_preflight_does_not_count() -> None:
     body = (
         "        location / {\n"
+        "            if ($http_origin) {\n"
+        "                add_header Access-Control-Allow-Origin $http_origin;\n"
+        "            }\n"
         "            if ($request_method = OPTIONS) {\n"
-        "                add_header Access-Control-Allow-Origin *;\n"
+        "                add_header Access-Control-Allow-Methods GET;\n"
         "                return 204;\n"
         "            }\n"
         "        }"
@@ -107,7 +110,7 @@ def test_inherit_if_in_location_and_nested_locations_drop_too() -> None:
     [finding] = run("X-add-header-inherit", site(body))
     blocks = finding.evidence["blocks"]
     assert isinstance(blocks, list)
-    assert [b["block"] for b in blocks] == ["if ($request_method = OPTIONS)"]
+    assert [b["block"] for b in blocks] == ["if ($http_origin)"]
 
 
 def test_inherit_fix_is_one_merge_line_on_new_nginx() -> None:
@@ -171,6 +174,9 @@ def test_content_type_silent_on_look_alikes() -> None:
         "        add_header X-Content-Type-Options nosniff;",
         '        add_header Content-Type "";',
         "        more_set_headers 'Content-Type: text/plain';",
+        # A 204 carries no Content-Type of nginx's own (checked in test_rules_security_nginx).
+        "        location /cors {\n            add_header Content-Type text/plain;\n"
+        "            return 204;\n        }",
     ):
         assert run("X-add-header-content-type", site(line)) == [], line
 

@@ -59,6 +59,17 @@ http {{
         location /safe/ {{
             return 302 https://example.test$request_uri;
         }}
+        location /preflight {{
+            add_header Content-Type text/plain;
+            return 204;
+        }}
+        location /typed {{
+            add_header Content-Type text/plain;
+            return 200 "typed";
+        }}
+        location ~ ^/user/([^/]+)/ {{
+            proxy_pass http://127.0.0.1:{upstream}/profile/$1;
+        }}
     }}
     server {{
         listen 127.0.0.1:{port2};
@@ -89,11 +100,12 @@ def _free_port() -> int:
 class Served:
     """A running nginx and the analyzer's findings on its configuration."""
 
-    def __init__(self, root: Path, text: str, port: int, port2: int) -> None:
+    def __init__(self, root: Path, text: str, port: int, port2: int, upstream: int) -> None:
         self.root = root
         self.text = text
         self.port = port
         self.port2 = port2
+        self.upstream = upstream
 
     def findings(self, rule_id: str) -> list[Finding]:
         """The findings of one rule on the served configuration."""
@@ -124,10 +136,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     for folder in ("open", "closed", "staff"):
         (root / f"www/{folder}/i.txt").write_text(f"{folder}\n")
     (root / "htpasswd").write_text("nobody:$apr1$invalid$invalid\n")
-    port, port2 = _free_port(), _free_port()
+    port, port2, upstream = _free_port(), _free_port(), _free_port()
     # Workers of a root master run as nobody and could not read the temporary directory.
     user = "user root;\n" if os.geteuid() == 0 else ""
-    text = CONFIG.format(user=user, root=root, port=port, port2=port2)
+    text = CONFIG.format(user=user, root=root, port=port, port2=port2, upstream=upstream)
     (root / "nginx.conf").write_text(text)
     started = subprocess.run(
         [NGINX, "-p", str(root), "-c", str(root / "nginx.conf")],
@@ -144,7 +156,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         time.sleep(0.1)
     assert pid
     try:
-        yield Served(root, text, port, port2)
+        yield Served(root, text, port, port2, upstream)
     finally:
         os.kill(pid, signal.SIGQUIT)
 
@@ -184,7 +196,10 @@ def test_allow_without_deny_under_a_parent_deny_all_lets_everyone_in(served: Ser
 
 def test_blank_add_header_drops_the_parent_list(served: Served) -> None:
     [finding] = served.findings("X-add-header-inherit")
-    assert finding.evidence["dropped"] == ["Strict-Transport-Security"]
+    blocks = finding.evidence["blocks"]
+    assert isinstance(blocks, list)
+    [embed] = [b for b in blocks if b["block"] == "location /embed/"]
+    assert embed["dropped"] == ["Strict-Transport-Security"]
     response = served.get("/embed/")
     assert b"Strict-Transport-Security" not in response
     assert b"X-Frame-Options" not in response
@@ -192,9 +207,35 @@ def test_blank_add_header_drops_the_parent_list(served: Served) -> None:
 
 
 def test_uri_in_redirect_splits_the_response_and_request_uri_does_not(served: Served) -> None:
-    [finding] = served.findings("X-http-splitting")
-    assert (finding.severity, finding.line) == ("error", served.line_of("example.test$uri"))
+    lines = {f.line: f for f in served.findings("X-http-splitting")}
+    assert lines[served.line_of("example.test$uri")].severity == "error"
     split = served.get("/split/%0d%0aSet-Cookie:%20taken=1")
     assert b"\r\nSet-Cookie: taken=1\r\n" in split
     safe = served.get("/safe/%0d%0aSet-Cookie:%20taken=1")
     assert b"\r\nSet-Cookie" not in safe
+
+
+def test_content_type_is_doubled_except_on_204(served: Served) -> None:
+    [finding] = served.findings("X-add-header-content-type")
+    assert finding.line == served.line_of("add_header Content-Type") + 4
+    typed = served.get("/typed").lower()
+    assert typed.count(b"\r\ncontent-type:") == 2
+    preflight = served.get("/preflight").lower()
+    assert preflight.count(b"\r\ncontent-type:") == 1
+
+
+def test_capture_with_lf_splits_the_upstream_request(served: Served) -> None:
+    lines = {f.line: f for f in served.findings("X-http-splitting")}
+    assert lines[served.line_of("/profile/$1")].severity == "error"
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", served.upstream))
+        listener.listen(1)
+        listener.settimeout(5)
+        with socket.create_connection(("127.0.0.1", served.port), timeout=5) as client:
+            client.sendall(b"GET /user/a%0aX-Injected:%20yes/ HTTP/1.0\r\nHost: t\r\n\r\n")
+            upstream, _ = listener.accept()
+            with upstream:
+                upstream.settimeout(5)
+                received = upstream.recv(65536)
+    assert received.startswith(b"GET /profile/a\nX-Injected: yes HTTP/1.0\r\n")

@@ -10,16 +10,8 @@ from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import PASS_DIRECTIVES, make_fix, own, setting
 
-# Directives of the rewrite module: they run in order in the rewrite phase.
-_REWRITE_MODULE = (
-    "set",
-    "break",
-    "rewrite",
-    "return",
-    "if",
-    "rewrite_log",
-    "uninitialized_variable_warn",
-)
+# Directives inside an if whose effect the switch of configuration changes (the wiki's cases).
+_RISKY_IN_IF = ("add_header", "more_set_headers", "try_files", "root", "alias", *PASS_DIRECTIVES)
 _LEAVING_FLAGS = ("last", "redirect", "permanent")
 
 
@@ -95,7 +87,8 @@ def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
 
     When its condition holds, nginx serves the request with the if block's own configuration:
     try_files, the location's other add_header lines and content settings do not apply. An if
-    that returns or rewrites with last/redirect leaves before any of that matters.
+    that returns or rewrites with last/redirect leaves before any of that matters; one that only
+    sets variables or expiry is reported as info.
     """
     for node in ctx.config.find("if"):
         location = node.parent
@@ -104,9 +97,9 @@ def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
         body = node.block
         if any(_leaves(d) for d in body):
             continue
-        others = sorted({d.name for d in body if d.name not in _REWRITE_MODULE})
-        try_files = setting(ctx.config, "try_files", location)
-        if not others and try_files is None:
+        risky = sorted({d.name for d in body if d.name in _RISKY_IN_IF})
+        try_files = own(location, "try_files")
+        if not risky and not try_files:
             severity = Severity.INFO
             why = (
                 "nginx switches to the if block's configuration when it matches (harmless "
@@ -114,11 +107,11 @@ def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
             )
         else:
             severity = Severity.WARNING
-            lost = f"try_files (line {try_files.line})" if try_files is not None else ""
+            lost = f"try_files (line {try_files[-1].line})" if try_files else ""
             why = (
                 "when it matches, nginx serves the request with the if block's configuration: "
-                + (f"{', '.join(others)} inside it replace the location's own; " if others else "")
-                + (f"{lost} does not run" if lost else "other ifs that also match are ignored")
+                + (f"{', '.join(risky)} inside it replace the location's own; " if risky else "")
+                + (f"{lost} does not run" if lost else "of several matching ifs, the last wins")
             )
         yield get_rule("X-if-is-evil").finding(
             at=node,
@@ -151,9 +144,22 @@ def _is_public(host: str) -> bool:
         return False
 
 
+def _routes_by_name(ctx: RuleContext) -> bool:
+    """Whether nginx resolves upstream names at run time (a `*_pass` with variables, `resolve`)."""
+    for name in PASS_DIRECTIVES:
+        if any(node.args and "$" in node.args[0] for node in ctx.config.find(name)):
+            return True
+    return any("resolve" in node.args for node in ctx.config.find("server") if node.block is None)
+
+
 @rule("X-resolver-external", Category.SECURITY, Severity.WARNING)
 def check_resolver_external(ctx: RuleContext) -> Iterator[Finding]:
-    """nginx's own DNS resolver queries a server across the internet."""
+    """nginx's own DNS resolver queries a server across the internet.
+
+    Forged answers matter where nginx picks an upstream by name at run time; a resolver used
+    only for OCSP stapling fetches responses the CA signs, so a forged address gains nothing.
+    """
+    routes = _routes_by_name(ctx)
     for node in ctx.config.find("resolver"):
         addresses = [a for a in node.args if "=" not in a]
         public = [a for a in addresses if _is_public(_resolver_host(a))]
@@ -161,12 +167,18 @@ def check_resolver_external(ctx: RuleContext) -> Iterator[Finding]:
             continue
         yield get_rule("X-resolver-external").finding(
             at=node,
+            severity=None if routes else Severity.INFO,
             message=(
                 f"resolver {' '.join(public)}: nginx's resolver asks a public DNS server over "
                 "UDP, whose answers an attacker on the path (or one guessing query ids) can "
-                "forge, redirecting proxied requests"
+                "forge"
+                + (
+                    ", redirecting requests proxied to upstreams chosen by name"
+                    if routes
+                    else " (here it only serves OCSP stapling, whose answers the CA signs)"
+                )
             ),
-            evidence={"public": public, "all": addresses},
+            evidence={"public": public, "all": addresses, "runtime_names": routes},
             fix=make_fix(
                 "none",
                 "resolver",

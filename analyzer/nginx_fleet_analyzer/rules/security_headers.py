@@ -55,7 +55,8 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
 
     nginx keeps a block's add_header list whole or not at all: a single own line, even
     `add_header X "";` (which sends nothing), drops the parent's list. A header the child
-    repeats or blanks is its author's choice; the others are lost. One finding per parent list,
+    repeats or blanks is its author's choice; the others are lost. An `if` that returns answers
+    with nginx's own short response and is not counted. One finding per parent list,
     anchored there: the operator fixes the cause once (a shared include, or
     `add_header_inherit merge;` from nginx 1.29.3) rather than once per location.
     """
@@ -65,6 +66,10 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
             continue
         own = block.children("add_header")
         if not own or _inherit_mode(ctx, block) in ("merge", "off"):
+            continue
+        if block.name == "if" and block.children("return"):
+            # A short answer of nginx's own (a CORS preflight's 204, a redirect): the page
+            # headers the parent sends have nothing to protect there.
             continue
         parent, parent_headers = inherited_list("add_header", block.parent)
         handled = {_name(h) for h in own}
@@ -173,6 +178,10 @@ def check_add_header_content_type(ctx: RuleContext) -> Iterator[Finding]:
     """`add_header Content-Type` sends a second Content-Type next to nginx's own."""
     for node in ctx.config.find("add_header"):
         if len(node.args) < 2 or node.args[0].lower() != "content-type" or not node.args[1]:
+            continue
+        block = node.parent
+        if block is not None and any(r.args[:1] == ["204"] for r in block.children("return")):
+            # nginx sends no Content-Type of its own with a 204 (a CORS preflight's answer).
             continue
         mime = node.args[1].split(";", 1)[0].strip()
         yield get_rule("X-add-header-content-type").finding(
