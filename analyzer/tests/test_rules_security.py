@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from nginx_fleet_analyzer.findings import Category
+from nginx_fleet_analyzer.loader import parse_dump
+from nginx_fleet_analyzer.rules import RuleContext, get_rule
 
 from tests.rule_checks import assert_rules_survive_directives_without_arguments, run
 
@@ -177,3 +179,25 @@ def test_x_host_spoof_silent_on_server_values() -> None:
     for value in ("$host", "$proxy_host", "app.internal", "$server_name:$server_port"):
         server = PROXIED % f"            proxy_set_header Host {value};"
         assert run("X-host-spoof", site(server=server)) == [], value
+
+
+DUMP = """# configuration file /etc/nginx/nginx.conf:
+events {}
+http {
+    server { listen 80; server_name a.test; location / { include snippets/proxy.conf; } }
+    server { listen 80; server_name b.test; location / { include snippets/proxy.conf; } }
+    server { listen 80; server_name c.test; location / { include snippets/proxy.conf; } }
+}
+
+# configuration file /etc/nginx/snippets/proxy.conf:
+proxy_pass http://app;
+proxy_set_header Host $http_host;
+add_header X-Frame-Options DENY;
+"""
+
+
+def test_a_snippet_included_three_times_is_one_finding() -> None:
+    config = parse_dump(DUMP)
+    [finding] = get_rule("X-host-spoof").check(RuleContext(config=config))
+    assert (finding.file, finding.line) == ("/etc/nginx/snippets/proxy.conf", 2)
+    assert len(config.find("proxy_set_header")) == 3

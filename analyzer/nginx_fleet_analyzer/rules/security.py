@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._regex import can_start_with, preceding_literal
 from nginx_fleet_analyzer.rules._support import (
     enclosing,
@@ -88,6 +89,7 @@ def _guarded(ctx: RuleContext, block: Directive) -> bool:
 
 
 @rule("X-status-open", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
     """The stub_status page answers anyone who can reach the server."""
     for node in ctx.config.find("stub_status"):
@@ -158,6 +160,7 @@ def _regex_traversal(location: Directive, alias: str) -> tuple[Severity, str] | 
 
 
 @rule("X-alias-traversal", Category.SECURITY, Severity.ERROR)
+@once_per_place
 def check_alias_traversal(ctx: RuleContext) -> Iterator[Finding]:
     """A location path without trailing slash mapped by alias reaches outside the alias.
 
@@ -198,6 +201,7 @@ _CLIENT_HOST = ("$http_", "$arg_", "$cookie_")
 
 
 @rule("X-host-spoof", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
     """The Host sent upstream comes from client data instead of nginx's validated $host.
 
@@ -227,6 +231,7 @@ def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
 
 
 @rule("X-autoindex", Category.SECURITY, Severity.INFO)
+@once_per_place
 def check_autoindex(ctx: RuleContext) -> Iterator[Finding]:
     """Directory listings are public."""
     for node in ctx.config.find("autoindex"):

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._support import PASS_DIRECTIVES, make_fix, own, setting
 
 # Directives inside an if whose effect the switch of configuration changes (the wiki's cases).
@@ -28,6 +29,7 @@ def _auth_in_force(ctx: RuleContext, block: Directive) -> bool:
 
 
 @rule("X-allow-without-deny", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
     """`allow` lines with no `deny` let everyone in.
 
@@ -82,6 +84,7 @@ def _leaves(node: Directive) -> bool:
 
 
 @rule("X-if-is-evil", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
     """An `if` in a location that does more than return or rewrite ... last.
 
@@ -153,6 +156,7 @@ def _routes_by_name(ctx: RuleContext) -> bool:
 
 
 @rule("X-resolver-external", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_resolver_external(ctx: RuleContext) -> Iterator[Finding]:
     """nginx's own DNS resolver queries a server across the internet.
 
@@ -196,6 +200,7 @@ def _passes_on(block: Directive) -> bool:
 
 
 @rule("X-valid-referers", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_valid_referers(ctx: RuleContext) -> Iterator[Finding]:
     """`valid_referers none` accepts requests without a Referer, which anyone can send."""
     for node in ctx.config.find("valid_referers"):

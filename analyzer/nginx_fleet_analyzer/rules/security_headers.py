@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._support import inherited_list, make_fix, place_of, setting
 
 HEADER_BLOCKS = ("server", "location", "if")
@@ -60,7 +61,8 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
     anchored there: the operator fixes the cause once (a shared include, or
     `add_header_inherit merge;` from nginx 1.29.3) rather than once per location.
     """
-    drops: dict[int, _Drop] = {}
+    # Keyed by place: a headers snippet included in many servers is one list to fix.
+    drops: dict[tuple[str, int], _Drop] = {}
     for block in ctx.config.walk():
         if block.name not in HEADER_BLOCKS or block.module_scope != "http" or block.parent is None:
             continue
@@ -76,7 +78,8 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
         lost = [h for h in parent_headers if h.args and _name(h) not in handled]
         if not lost:
             continue
-        drop = drops.setdefault(id(parent_headers[0]), _Drop(parent, parent_headers))
+        place = (parent_headers[0].file, parent_headers[0].line)
+        drop = drops.setdefault(place, _Drop(parent, parent_headers))
         drop.children.append((block, lost))
     for drop in drops.values():
         yield _inherit_finding(ctx, drop)
@@ -144,6 +147,7 @@ def _header_values(node: Directive) -> list[str]:
 
 
 @rule("X-add-header-multiline", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_add_header_multiline(ctx: RuleContext) -> Iterator[Finding]:
     """A header value written over several lines is sent folded or cut short."""
     for name in ("add_header", "more_set_headers"):
@@ -174,6 +178,7 @@ def check_add_header_multiline(ctx: RuleContext) -> Iterator[Finding]:
 
 
 @rule("X-add-header-content-type", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_add_header_content_type(ctx: RuleContext) -> Iterator[Finding]:
     """`add_header Content-Type` sends a second Content-Type next to nginx's own."""
     for node in ctx.config.find("add_header"):
@@ -203,6 +208,7 @@ def check_add_header_content_type(ctx: RuleContext) -> Iterator[Finding]:
 
 
 @rule("X-xss-header", Category.SECURITY, Severity.INFO)
+@once_per_place
 def check_xss_header(ctx: RuleContext) -> Iterator[Finding]:
     """The obsolete X-XSS-Protection filter header is sent."""
     for node in ctx.config.find("add_header"):

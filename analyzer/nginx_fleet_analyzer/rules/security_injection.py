@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._support import PASS_DIRECTIVES, make_fix
 from nginx_fleet_analyzer.rules._variables import Part, Source, Variables
 
@@ -45,6 +46,7 @@ def _host_taint(parts: list[Part]) -> Source | None:
 
 
 @rule("X-ssrf", Category.SECURITY, Severity.ERROR)
+@once_per_place
 def check_ssrf(ctx: RuleContext) -> Iterator[Finding]:
     """A `*_pass` target whose scheme or host the client chooses."""
     variables = Variables(ctx.config)
@@ -97,6 +99,7 @@ def _checked_value(node: Directive) -> str | None:
 
 
 @rule("X-http-splitting", Category.SECURITY, Severity.ERROR)
+@once_per_place
 def check_http_splitting(ctx: RuleContext) -> Iterator[Finding]:
     """A header, redirect or upstream request line built from a variable that can hold CR/LF."""
     variables = Variables(ctx.config)

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._regex import Regex, parse_regex, samples
 from nginx_fleet_analyzer.rules._support import make_fix
 from nginx_fleet_analyzer.rules._variables import if_condition
@@ -119,6 +120,7 @@ def _regexes(node: Directive) -> Iterator[tuple[Directive, str, Regex]]:
 
 
 @rule("X-origins", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_origins(ctx: RuleContext) -> Iterator[Finding]:
     """An Origin/Referer check whose regex also accepts other sites (unescaped dot, no anchor)."""
     for node in [*ctx.config.find("if"), *ctx.config.find("map")]:
