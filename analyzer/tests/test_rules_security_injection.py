@@ -46,6 +46,7 @@ def last_line(body: str) -> int:
             "$1",
         ),
         ("location /legacy/ {\n fastcgi_pass $cookie_node:9000;\n}", "$cookie_node"),
+        ("location / {\n proxy_pass https://$ssl_server_name;\n}", "$ssl_server_name"),
     ],
 )
 def test_x_ssrf_fires_when_the_client_picks_the_host(body: str, variable: str) -> None:
@@ -128,3 +129,22 @@ def test_x_http_splitting_fires_on_crlf_capable_variables(
 )
 def test_x_http_splitting_silent_on_look_alikes(body: str) -> None:
     assert run("X-http-splitting", server(body)) == []
+
+
+def test_x_ssrf_in_stream_by_sni_and_silent_through_a_map() -> None:
+    text = """events {}
+stream {
+    map $ssl_preread_server_name $backend {
+        app.test 10.0.0.5:443;
+        default 10.0.0.6:443;
+    }
+    server {
+        listen 443;
+        ssl_preread on;
+        proxy_pass %s;
+    }
+}
+"""
+    [finding] = run("X-ssrf", text % "$ssl_preread_server_name:443")
+    assert (finding.line, finding.evidence["variable"]) == (10, "$ssl_preread_server_name")
+    assert run("X-ssrf", text % "$backend") == []

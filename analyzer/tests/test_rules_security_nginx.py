@@ -59,6 +59,12 @@ http {{
         location /safe/ {{
             return 302 https://example.test$request_uri;
         }}
+        location /moved/ {{
+            rewrite ^/moved/([^/]*)$ https://example.test/$1 redirect;
+        }}
+        location ~ ^/gone/([^/]*)$ {{
+            return 302 https://example.test/$1;
+        }}
         location /preflight {{
             add_header Content-Type text/plain;
             return 204;
@@ -239,3 +245,13 @@ def test_capture_with_lf_splits_the_upstream_request(served: Served) -> None:
                 upstream.settimeout(5)
                 received = upstream.recv(65536)
     assert received.startswith(b"GET /profile/a\nX-Injected: yes HTTP/1.0\r\n")
+
+
+def test_rewrite_escapes_its_captures_and_return_does_not(served: Served) -> None:
+    lines = {f.line for f in served.findings("X-http-splitting")}
+    assert served.line_of("rewrite ^/moved/") not in lines
+    assert served.line_of("example.test/$1;") in lines
+    moved = served.get("/moved/a%0d%0aSet-Cookie:%20taken=1")
+    assert b"Location: https://example.test/a%0D%0ASet-Cookie" in moved
+    gone = served.get("/gone/a%0d%0aSet-Cookie:%20taken=1")
+    assert b"\r\nSet-Cookie: taken=1\r\n" in gone

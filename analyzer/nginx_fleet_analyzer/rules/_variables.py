@@ -52,6 +52,9 @@ _BUILTINS: dict[str, Source] = {
     "query_string": Source("$query_string", user=True, dot=True),
     "request": Source("$request", user=True, dot=True),
     "request_body": Source("$request_body", user=True, newline=True, carriage=True, dot=True),
+    # The TLS server name the client sent (SNI), in http and in stream's ssl_preread.
+    "ssl_server_name": Source("$ssl_server_name", user=True, dot=True),
+    "ssl_preread_server_name": Source("$ssl_preread_server_name", user=True, dot=True),
 }
 # Prefixed families: query arguments, request headers and cookies (raw, no CR/LF).
 _USER_PREFIXES = ("arg_", "http_", "cookie_")
@@ -264,7 +267,11 @@ def _index(siblings: list[Directive], node: Directive) -> int:
 
 
 def _group_source(regex: Regex, key: int | str, node: Directive, bounded: bool) -> Source:
-    """A capture group as a Source; rewrite captures never hold whitespace (nginx splits there)."""
+    """A capture group as a Source.
+
+    A rewrite's captures reach its replacement %-escaped when the request URI was (checked
+    against nginx 1.22: %0D%0A stays escaped in the Location), so they carry no CR/LF.
+    """
     nodes = regex.group(key)
     name = f"${key}"
     if nodes is None:
