@@ -148,3 +148,35 @@ stream {
     [finding] = run("X-ssrf", text % "$ssl_preread_server_name:443")
     assert (finding.line, finding.evidence["variable"]) == (10, "$ssl_preread_server_name")
     assert run("X-ssrf", text % "$backend") == []
+
+
+def test_a_set_in_another_server_does_not_reach() -> None:
+    text = """events {}
+http {
+    server {
+        listen 80;
+        server_name a.test;
+        location ~ ^/go/([^/]+)$ {
+            set $dest $1;
+            return 200 "a";
+        }
+    }
+    server {
+        listen 80;
+        server_name b.test;
+        set $dest "app.internal";
+        location / {
+            proxy_pass http://$dest;
+        }
+    }
+}
+"""
+    assert run("X-ssrf", text) == []
+    # Even with no set of its own, server b never runs server a's set.
+    assert run("X-ssrf", text.replace('set $dest "app.internal";', "")) == []
+    # In the same server, a rewrite can carry the request from the set to the pass.
+    same = text.replace("        set $dest $1;\n", "").replace(
+        'set $dest "app.internal";', "location ~ ^/go/(.+)$ {\n set $dest $1;\n rewrite ^ /;\n }"
+    )
+    [finding] = run("X-ssrf", same)
+    assert finding.evidence["variable"] == "$1"

@@ -175,14 +175,26 @@ class Variables:
             return [[self.capture(int(name), at)]]
         if name in self._sets and depth < _MAX_DEPTH:
             found: list[list[Part]] = []
-            for node in self._sets[name]:
+            for node in self._reaching(name, at):
                 found.extend(self.expand(node.args[1], node, depth + 1))
-            return found[:_MAX_ALTERNATIVES]
+            if found:
+                return found[:_MAX_ALTERNATIVES]
         if name in self._maps:
             return [[self._map_source(name, depth)]]
         if name in self._named:
             return [[self._named_source(name)]]
         return [[builtin(name)]]
+
+    def _reaching(self, name: str, at: Directive | None) -> list[Directive]:
+        """The `set`s of a variable that can run for a request reaching `at`: its own server's
+        (other locations included: a rewrite can move the request) and those outside servers.
+        """
+        server = _server_of(at) if at is not None else None
+        return [
+            node
+            for node in self._sets[name]
+            if server is None or _server_of(node) in (None, server)
+        ]
 
     def _map_source(self, name: str, depth: int) -> Source:
         """A map's result: client-controlled only when some value carries client data."""
@@ -253,6 +265,10 @@ def capture_regex(at: Directive) -> tuple[Regex, Directive, bool, bool] | None:
         node = block
         block = block.parent
     return None
+
+
+def _server_of(node: Directive) -> Directive | None:
+    return next((block for block in node.ancestors() if block.name == "server"), None)
 
 
 def _user_variable(script: str) -> bool:

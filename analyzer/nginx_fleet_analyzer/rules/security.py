@@ -203,11 +203,11 @@ _CLIENT_HOST = ("$http_", "$arg_", "$cookie_")
 @rule("X-host-spoof", Category.SECURITY, Severity.WARNING)
 @once_per_place
 def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
-    """The Host sent upstream comes from client data instead of nginx's validated $host.
+    """The Host sent upstream comes from client data instead of the name nginx routed by.
 
     $http_host is the Host header as sent: a request with an absolute URI (GET http://a/ with
-    Host: b) is routed by its URI, yet $http_host is b; query arguments and other headers are
-    the client's to choose outright.
+    Host: b) is routed by its URI, yet $http_host is b; query arguments, cookies and other
+    headers are the client's to choose outright.
     """
     for name in ("proxy_set_header", "grpc_set_header"):
         for node in ctx.config.find(name):
@@ -223,7 +223,8 @@ def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
                 at=node,
                 message=(
                     f"{name} Host {value}: the upstream gets a Host the client chose "
-                    f"({', '.join(client)}); $host is validated and falls back to the server name"
+                    f"({', '.join(client)}), even one other than the host the request was routed "
+                    "by; $host is that name"
                 ),
                 evidence={name: node.args, "variables": client},
                 fix=make_fix("set", name, [node.args[0], "$host"], node),

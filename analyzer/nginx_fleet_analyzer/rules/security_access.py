@@ -40,7 +40,7 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
     addresses, everyone else still has to sign in: that is intended.
     """
     for block in ctx.config.walk():
-        allows = own(block, "allow")
+        allows = [a for a in own(block, "allow") if a.args]
         if not allows or own(block, "deny") or own(block, "include"):
             continue
         if any(a.args[:1] == ["all"] for a in allows):
@@ -55,7 +55,7 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
         yield get_rule("X-allow-without-deny").finding(
             at=allows[0],
             message=(
-                f"{block.label} allows {', '.join(a.args[0] for a in allows if a.args)} but "
+                f"{block.label} allows {', '.join(a.args[0] for a in allows)} but "
                 "denies nobody, so every other address is let in too"
                 + (
                     f" (the deny all on line {parent_deny.line} is not inherited by a block "
