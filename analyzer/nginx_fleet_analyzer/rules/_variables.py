@@ -186,8 +186,10 @@ class Variables:
         return [[builtin(name)]]
 
     def _reaching(self, name: str, at: Directive | None) -> list[Directive]:
-        """The `set`s of a variable that can run for a request reaching `at`: its own server's
-        (other locations included: a rewrite can move the request) and those outside servers.
+        """The `set`s of a variable that can run for a request reaching `at`.
+
+        Those of its own server (any location: a rewrite can carry the request on) and those
+        outside every server; another server's never run for this request.
         """
         server = _server_of(at) if at is not None else None
         return [

@@ -47,7 +47,10 @@ def _candidates(sample: str, header: str) -> list[str]:
     parts = urlsplit(sample)
     host = parts.hostname or ""
     scheme = parts.scheme
-    port = f":{parts.port}" if parts.port else ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return []
     rest = sample.split(parts.netloc, 1)[1] if parts.netloc else ""
     values = [
         f"{scheme}://{host}.{_EVIL}{port}{rest}",
