@@ -52,8 +52,12 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
             (d for scope in block.ancestors() for d in own(scope, "deny") if d.args[:1] == ["all"]),
             None,
         )
+        # Keyed by the block, where `deny all;` goes; shown at the first allow.
         yield get_rule("X-allow-without-deny").finding(
-            at=allows[0],
+            at=block,
+            file=allows[0].file,
+            line=allows[0].line,
+            directive="allow",
             message=(
                 f"{block.label} allows {', '.join(a.args[0] for a in allows)} but "
                 "denies nobody, so every other address is let in too"

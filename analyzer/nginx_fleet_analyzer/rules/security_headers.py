@@ -104,8 +104,14 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
             [first_block.label, *others]
         )
         fix = make_fix("add", "add_header", first_lost[0].args, first_block, note)
+    first = drop.headers[0]
+    # Keyed by the parent block (where `add_header_inherit merge;` would go), so reordering
+    # its headers keeps a mute; shown at the list's first line.
     return get_rule("X-add-header-inherit").finding(
-        at=drop.headers[0],
+        at=drop.parent or first,
+        file=first.file,
+        line=first.line,
+        directive="add_header",
         severity=None if protective else Severity.INFO,
         message=(
             f"{blocks}{f' and {more} more' if more > 0 else ''} "
