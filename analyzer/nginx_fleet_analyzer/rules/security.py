@@ -1,4 +1,4 @@
-"""Security hygiene: version disclosure, open status pages, lost headers, alias traversal, more."""
+"""Security hygiene: version disclosure, open status pages, alias traversal, Host, listings."""
 
 from __future__ import annotations
 
@@ -8,17 +8,18 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
+from nginx_fleet_analyzer.rules._regex import can_start_with, preceding_literal
 from nginx_fleet_analyzer.rules._support import (
     enclosing,
-    inherited_list,
     is_on,
     make_fix,
     place_of,
     set_or_add,
+    setting,
     weak_spots,
 )
-
-HEADER_BLOCKS = ("server", "location", "if")
+from nginx_fleet_analyzer.rules._variables import location_regex, split_script
 
 
 @rule("X-tokens", Category.SECURITY, Severity.INFO)
@@ -76,7 +77,19 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
+def _guarded(ctx: RuleContext, block: Directive) -> bool:
+    """Whether clients must sign in (auth_basic/auth_request) or cannot reach it (internal)."""
+    if block.child("internal") is not None:
+        return True
+    basic = setting(ctx.config, "auth_basic", block)
+    if basic is not None and basic.args[:1] != ["off"]:
+        return True
+    request = setting(ctx.config, "auth_request", block)
+    return request is not None and request.args[:1] != ["off"]
+
+
 @rule("X-status-open", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
     """The stub_status page answers anyone who can reach the server."""
     for node in ctx.config.find("stub_status"):
@@ -86,6 +99,8 @@ def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
             continue
         rules = _access_rules(block)
         if any(d.name == "deny" for d in rules) or (not rules and _loopback_only(server)):
+            continue
+        if _guarded(ctx, block):
             continue
         fix: Fix
         if rules:
@@ -105,101 +120,119 @@ def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _header_names(headers: list[Directive]) -> dict[str, Directive]:
-    return {h.args[0].lower(): h for h in headers if h.args}
+def _prefix_traversal(location: Directive, alias: str) -> tuple[Severity, str] | None:
+    path = location.args[-1]
+    if path.endswith("/"):
+        return None
+    if alias.endswith("/"):
+        return Severity.ERROR, f"a request for {path}../ reads the parent of {alias}"
+    return Severity.WARNING, f"a request for {path}_x/ reads {alias}_x/ (siblings named {alias}*)"
 
 
-@rule("X-add-header-inherit", Category.SECURITY, Severity.WARNING)
-def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
-    """A block's own add_header silently drops every header its parents add."""
-    for block in ctx.config.walk():
-        if block.name not in HEADER_BLOCKS or block.module_scope != "http" or block.parent is None:
+def _regex_traversal(location: Directive, alias: str) -> tuple[Severity, str] | None:
+    """A capture that can start with '..' right after a path without '/' (`^/img(.*)$`)."""
+    regex = location_regex(location)
+    if regex is None:
+        return None
+    before = ""
+    for literal, name in split_script(alias):
+        if name is None:
+            before += literal
             continue
-        own = block.children("add_header")
-        if not own:
+        key: int | str = int(name) if name.isdigit() else name
+        group = regex.group(key)
+        index = key if isinstance(key, int) else regex.names.get(key, 0)
+        if group is None or preceding_literal(regex, index) == "/":
+            before = ""
             continue
-        _, parent_headers = inherited_list("add_header", block.parent)
-        mine = _header_names(own)
-        lost = [h for name, h in _header_names(parent_headers).items() if name not in mine]
-        if not lost:
-            continue
-        first = lost[0]
-        others = ", ".join(h.args[0] for h in lost[1:])
-        yield get_rule("X-add-header-inherit").finding(
-            at=own[0],
-            directive="add_header",
-            message=(
-                f"{block.label} has its own add_header, so it drops "
-                f"{', '.join(h.args[0] for h in lost)} set in {place_of(first.parent)}"
-            ),
-            evidence={"dropped": [h.args[0] for h in lost], "own": list(mine)},
-            fix=make_fix(
-                "add", "add_header", first.args, block, f"also repeat: {others}" if others else ""
-            ),
-        )
+        if can_start_with(group, ".", regex.ignore_case):
+            if before.endswith("/"):
+                return Severity.ERROR, (
+                    f"${name} may start with '..' (no '/' before it in the regex), so a request "
+                    f"reads the parent of {before}"
+                )
+            return Severity.WARNING, (
+                f"${name} may start with any name character (no '/' before it in the regex), "
+                f"so a request reads siblings named {before}*"
+            )
+        before = ""
+    return None
 
 
 @rule("X-alias-traversal", Category.SECURITY, Severity.ERROR)
+@once_per_place
 def check_alias_traversal(ctx: RuleContext) -> Iterator[Finding]:
-    """`location /x { alias /path/; }` lets /x../ reach the parent of /path/."""
+    """A location path without trailing slash mapped by alias reaches outside the alias.
+
+    `location /x { alias /path/; }` serves /x../secret from /path/../secret (checked against
+    nginx 1.22); a regex location whose capture follows no '/' does the same. Exact (`=`)
+    locations cannot, and a nested location that inherits the alias does not (nginx keeps the
+    outer location's prefix length).
+    """
     for node in ctx.config.find("alias"):
         location = node.parent
         if location is None or location.name != "location" or not node.args:
             continue
         args = location.args
-        if not args or args[0] in ("~", "~*") or args[-1].startswith("@"):
+        if not args or args[0] == "=" or args[-1].startswith("@"):
             continue
-        path = args[-1]
-        if path.endswith("/") or not node.args[0].endswith("/"):
+        alias = node.args[0]
+        regex = args[0] in ("~", "~*")
+        found = _regex_traversal(location, alias) if regex else _prefix_traversal(location, alias)
+        if found is None:
             continue
+        severity, how = found
+        fix = (
+            make_fix("none", "location", args, location, "make the capture start after a '/'")
+            if regex
+            else make_fix("set", "location", [*args[:-1], f"{args[-1]}/"], location)
+        )
         yield get_rule("X-alias-traversal").finding(
             at=location,
             directive="alias",
-            message=(
-                f"location {path} (no trailing slash) with alias {node.args[0]}: a request for "
-                f"{path}../ reads files outside {node.args[0]}"
-            ),
-            evidence={"location": path, "alias": node.args[0]},
-            fix=make_fix("set", "location", [*args[:-1], f"{path}/"], location),
+            severity=severity,
+            message=f"{location.label} with alias {alias}: {how}",
+            evidence={"location": " ".join(args), "alias": alias},
+            fix=fix,
         )
+
+
+_CLIENT_HOST = ("$http_", "$arg_", "$cookie_")
 
 
 @rule("X-host-spoof", Category.SECURITY, Severity.WARNING)
+@once_per_place
 def check_host_spoof(ctx: RuleContext) -> Iterator[Finding]:
-    """The client's raw Host header is forwarded upstream."""
-    for node in ctx.config.find("proxy_set_header"):
-        if len(node.args) == 2 and node.args[0].lower() == "host" and node.args[1] == "$http_host":
+    """The Host sent upstream comes from client data instead of the name nginx routed by.
+
+    $http_host is the Host header as sent: a request with an absolute URI (GET http://a/ with
+    Host: b) is routed by its URI, yet $http_host is b; query arguments, cookies and other
+    headers are the client's to choose outright.
+    """
+    for name in ("proxy_set_header", "grpc_set_header"):
+        for node in ctx.config.find(name):
+            if len(node.args) != 2 or node.args[0].lower() != "host":
+                continue
+            value = node.args[1]
+            variables = [f"${v}" for _, v in split_script(value) if v is not None]
+            # nginx looks variables up case-insensitively.
+            client = [v for v in variables if v.lower().startswith(_CLIENT_HOST)]
+            if not client:
+                continue
             yield get_rule("X-host-spoof").finding(
                 at=node,
                 message=(
-                    "proxy_set_header Host $http_host forwards whatever Host the client sent "
-                    "(or none); $host is normalised and falls back to the server name"
+                    f"{name} Host {value}: the upstream gets a Host the client chose "
+                    f"({', '.join(client)}), even one other than the host the request was routed "
+                    "by; $host is that name"
                 ),
-                evidence={"proxy_set_header": node.args},
-                fix=make_fix("set", "proxy_set_header", ["Host", "$host"], node),
+                evidence={name: node.args, "variables": client},
+                fix=make_fix("set", name, [node.args[0], "$host"], node),
             )
 
 
-@rule("X-xss-header", Category.SECURITY, Severity.INFO)
-def check_xss_header(ctx: RuleContext) -> Iterator[Finding]:
-    """The obsolete X-XSS-Protection filter header is sent."""
-    for node in ctx.config.find("add_header"):
-        if len(node.args) < 2 or node.args[0].lower() != "x-xss-protection":
-            continue
-        if node.args[1].strip() == "0":
-            continue
-        yield get_rule("X-xss-header").finding(
-            at=node,
-            message=(
-                f'add_header X-XSS-Protection "{node.args[1]}": browsers dropped the filter and '
-                "it could be abused to leak data; rely on Content-Security-Policy"
-            ),
-            evidence={"value": node.args[1]},
-            fix=make_fix("remove", "add_header", node.args, node),
-        )
-
-
 @rule("X-autoindex", Category.SECURITY, Severity.INFO)
+@once_per_place
 def check_autoindex(ctx: RuleContext) -> Iterator[Finding]:
     """Directory listings are public."""
     for node in ctx.config.find("autoindex"):

@@ -1,0 +1,233 @@
+"""Response headers set with add_header: lost by inheritance, folded, duplicated or obsolete."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
+from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._places import once_per_place
+from nginx_fleet_analyzer.rules._support import inherited_list, make_fix, place_of, setting
+
+HEADER_BLOCKS = ("server", "location", "if")
+# Headers whose loss weakens the browser's protections (or lets caches keep private pages).
+PROTECTIVE = frozenset(
+    {
+        "strict-transport-security",
+        "content-security-policy",
+        "content-security-policy-report-only",
+        "x-frame-options",
+        "x-content-type-options",
+        "referrer-policy",
+        "permissions-policy",
+        "cross-origin-opener-policy",
+        "cross-origin-embedder-policy",
+        "cross-origin-resource-policy",
+        "cache-control",
+    }
+)
+# nginx 1.29.3 added `add_header_inherit merge;`: one line at the parent keeps its headers.
+_MERGE_SINCE = (1, 29, 3)
+
+
+@dataclass
+class _Drop:
+    """One parent list of add_header and the child blocks that stop sending part of it."""
+
+    parent: Directive | None
+    headers: list[Directive]
+    children: list[tuple[Directive, list[Directive]]] = field(default_factory=list)
+
+
+def _name(header: Directive) -> str:
+    return header.args[0].lower() if header.args else ""
+
+
+def _inherit_mode(ctx: RuleContext, block: Directive) -> str:
+    node = setting(ctx.config, "add_header_inherit", block)
+    return node.args[0].lower() if node is not None and node.args else "on"
+
+
+@rule("X-add-header-inherit", Category.SECURITY, Severity.WARNING)
+def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
+    """Blocks with their own add_header stop sending every header their parents add.
+
+    nginx keeps a block's add_header list whole or not at all: a single own line, even
+    `add_header X "";` (which sends nothing), drops the parent's list. A header the child
+    repeats or blanks is its author's choice; the others are lost. An `if` that returns answers
+    with nginx's own short response and is not counted. One finding per parent list,
+    anchored there: the operator fixes the cause once (a shared include, or
+    `add_header_inherit merge;` from nginx 1.29.3) rather than once per location.
+    """
+    # Keyed by place: a headers snippet included in many servers is one list to fix.
+    drops: dict[tuple[str, int], _Drop] = {}
+    for block in ctx.config.walk():
+        if block.name not in HEADER_BLOCKS or block.module_scope != "http" or block.parent is None:
+            continue
+        own = block.children("add_header")
+        if not own or _inherit_mode(ctx, block) in ("merge", "off"):
+            continue
+        if block.name == "if" and block.children("return"):
+            # A short answer of nginx's own (a CORS preflight's 204, a redirect): the page
+            # headers the parent sends have nothing to protect there.
+            continue
+        parent, parent_headers = inherited_list("add_header", block.parent)
+        handled = {_name(h) for h in own}
+        lost = [h for h in parent_headers if h.args and _name(h) not in handled]
+        if not lost:
+            continue
+        place = (parent_headers[0].file, parent_headers[0].line)
+        drop = drops.setdefault(place, _Drop(parent, parent_headers))
+        drop.children.append((block, lost))
+    for drop in drops.values():
+        yield _inherit_finding(ctx, drop)
+
+
+def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
+    lost_names: list[str] = []
+    for _, lost in drop.children:
+        lost_names.extend(h.args[0] for h in lost if h.args[0] not in lost_names)
+    protective = any(name.lower() in PROTECTIVE for name in lost_names)
+    first_block, first_lost = drop.children[0]
+    blocks = ", ".join(f"{b.label} (line {b.line})" for b, _ in drop.children[:5])
+    more = len(drop.children) - 5
+    where = place_of(drop.parent)
+    version = ctx.nginx_version
+    fix: Fix
+    if version is not None and version >= _MERGE_SINCE and drop.parent is not None:
+        fix = make_fix("add", "add_header_inherit", ["merge"], drop.parent)
+    else:
+        others = [b.label for b, _ in drop.children[1:]]
+        note = "repeat the lost headers (or include one snippet) in " + ", ".join(
+            [first_block.label, *others]
+        )
+        fix = make_fix("add", "add_header", first_lost[0].args, first_block, note)
+    first = drop.headers[0]
+    # Keyed by the parent block (where `add_header_inherit merge;` would go), so reordering
+    # its headers keeps a mute; shown at the list's first line.
+    return get_rule("X-add-header-inherit").finding(
+        at=drop.parent or first,
+        file=first.file,
+        line=first.line,
+        directive="add_header",
+        severity=None if protective else Severity.INFO,
+        message=(
+            f"{blocks}{f' and {more} more' if more > 0 else ''} "
+            f"{'has its' if len(drop.children) == 1 else 'have their'} own add_header, so "
+            f"{'it does' if len(drop.children) == 1 else 'they do'} not send "
+            f"{', '.join(lost_names)} set in {where}"
+        ),
+        evidence={
+            "dropped": lost_names,
+            "set_in": where,
+            "blocks": [
+                {
+                    "block": b.label,
+                    "file": b.file,
+                    "line": b.line,
+                    "dropped": [h.args[0] for h in lost],
+                }
+                for b, lost in drop.children
+            ],
+        },
+        fix=fix,
+    )
+
+
+def _header_values(node: Directive) -> list[str]:
+    """The header values a directive sets: add_header's value, more_set_headers' 'Name: value's."""
+    if node.name == "add_header":
+        return node.args[1:2]
+    values: list[str] = []
+    skip = False
+    for arg in node.args:
+        if skip:
+            skip = False
+        elif arg in ("-s", "-t"):
+            skip = True
+        elif not arg.startswith("-"):
+            values.append(arg)
+    return values
+
+
+@rule("X-add-header-multiline", Category.SECURITY, Severity.WARNING)
+@once_per_place
+def check_add_header_multiline(ctx: RuleContext) -> Iterator[Finding]:
+    """A header value written over several lines is sent folded or cut short."""
+    for name in ("add_header", "more_set_headers"):
+        for node in ctx.config.find(name):
+            value = next((v for v in _header_values(node) if "\n" in v), None)
+            if value is None:
+                continue
+            folded = "\n " in value or "\n\t" in value
+            joined = " ".join(value.split())
+            fix = (
+                make_fix("set", name, [node.args[0], joined, *node.args[2:]], node)
+                if name == "add_header"
+                else make_fix("none", name, node.args, node, "write each value on one line")
+            )
+            yield get_rule("X-add-header-multiline").finding(
+                at=node,
+                message=(
+                    f"{name} {node.args[0]}: the value spans lines, so nginx sends "
+                    + (
+                        "an obsolete folded header (RFC 9112) that many clients reject"
+                        if folded
+                        else "a raw line break inside the header, which ends it early"
+                    )
+                ),
+                evidence={"lines": value.count("\n") + 1, "folded": folded},
+                fix=fix,
+            )
+
+
+@rule("X-add-header-content-type", Category.SECURITY, Severity.WARNING)
+@once_per_place
+def check_add_header_content_type(ctx: RuleContext) -> Iterator[Finding]:
+    """`add_header Content-Type` sends a second Content-Type next to nginx's own."""
+    for node in ctx.config.find("add_header"):
+        if len(node.args) < 2 or node.args[0].lower() != "content-type" or not node.args[1]:
+            continue
+        block = node.parent
+        if block is not None and any(r.args[:1] == ["204"] for r in block.children("return")):
+            # nginx sends no Content-Type of its own with a 204 (a CORS preflight's answer).
+            continue
+        mime = node.args[1].split(";", 1)[0].strip()
+        yield get_rule("X-add-header-content-type").finding(
+            at=node,
+            message=(
+                f"add_header Content-Type {node.args[1]}: nginx already sends a Content-Type "
+                "(from types/default_type), so the response carries two; browsers may pick "
+                "either"
+            ),
+            evidence={"value": node.args[1]},
+            fix=make_fix(
+                "replace",
+                "default_type",
+                [mime],
+                node,
+                "a charset goes in `charset`" if ";" in node.args[1] else "",
+            ),
+        )
+
+
+@rule("X-xss-header", Category.SECURITY, Severity.INFO)
+@once_per_place
+def check_xss_header(ctx: RuleContext) -> Iterator[Finding]:
+    """The obsolete X-XSS-Protection filter header is sent."""
+    for node in ctx.config.find("add_header"):
+        if len(node.args) < 2 or node.args[0].lower() != "x-xss-protection":
+            continue
+        if node.args[1].strip() in ("0", ""):
+            continue
+        yield get_rule("X-xss-header").finding(
+            at=node,
+            message=(
+                f'add_header X-XSS-Protection "{node.args[1]}": browsers dropped the filter and '
+                "it could be abused to leak data; rely on Content-Security-Policy"
+            ),
+            evidence={"value": node.args[1]},
+            fix=make_fix("remove", "add_header", node.args, node),
+        )
