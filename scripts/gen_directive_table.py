@@ -390,25 +390,28 @@ def render(
         "Regenerate (git directories of github.com/nginx/nginx and of each module's repository):",
         *command,
         "",
-        "Row: (name, contexts, args, module, block, repeat, kind, first, last, package, so names).",
-        "first/last: first and last nginx release that had it ('' for third-party rows).",
+        "ROWS: one line per directive and module, fields separated by one space ('-' = empty):",
+        "  name contexts(comma-separated codes) args module flags(B: block, R: may repeat)",
+        "  kind first last (first/last nginx release that had it; '-' for third-party rows)",
+        "  package (third-party project) so (comma-separated .so files that load it)",
         '"""',
         "",
         f"FIRST_RELEASE = {tags[0]!r}",
         f"LAST_RELEASE = {tags[-1]!r}",
-        f"RELEASES = {tuple(tags)!r}",
+        f"RELEASES = {' '.join(tags)!r}",
         f"OPTIONAL_MODULES = frozenset({tuple(optional)!r})",
         f"PACKAGES = {tuple(packages)!r}",
         "# Every .so the third-party modules build (some load no directives: ndk), by package.",
         f"SO_NAMES = {tuple(so_names)!r}",
         "",
-        "ROWS = (",
+        'ROWS = """\\',
     ]
     for r in sorted(rows, key=lambda r: (r.package, r.module, r.name, r.block)):
-        head = (r.name, r.contexts, r.args, r.module, r.block, r.repeat, r.kind)
-        tail = (r.first, r.last, r.package, r.so)
-        lines.append(f"    {head + tail!r},")
-    lines.append(")")
+        flags = ("B" if r.block else "") + ("R" if r.repeat else "")
+        fields = [r.name, r.contexts.replace(" ", ","), r.args, r.module, flags, r.kind]
+        fields += [r.first, r.last, r.package, ",".join(r.so)]
+        lines.append(" ".join(f or "-" for f in fields))
+    lines.append('"""')
     return "\n".join(lines) + "\n"
 
 

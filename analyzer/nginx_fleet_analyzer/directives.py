@@ -277,11 +277,11 @@ FIRST_RELEASE: Version = _v(_data.FIRST_RELEASE)
 LAST_RELEASE: Version = _v(_data.LAST_RELEASE)
 
 
-def _row(raw: tuple[object, ...], after: dict[str, str]) -> Spec:
-    """One generated row as a Spec, with the overlay's facts."""
-    name, contexts, args, module, block, repeat, kind, first, last, package, so = raw
-    assert isinstance(name, str) and isinstance(module, str) and isinstance(first, str)
-    assert isinstance(last, str) and isinstance(package, str) and isinstance(so, tuple)
+def _row(line: str, after: dict[str, str]) -> Spec:
+    """One generated row (see directive_data's docstring) as a Spec, with the overlay's facts."""
+    name, contexts, args, module, flags, kind, first, last, package, so = (
+        "" if f == "-" else f for f in line.split(" ")
+    )
     key = (name, module)
     since = _v(first) if first and first != _data.FIRST_RELEASE else None
     gone = _v(last) if last and last != _data.LAST_RELEASE else None
@@ -290,25 +290,25 @@ def _row(raw: tuple[object, ...], after: dict[str, str]) -> Spec:
         removed = _v(after[last])
     return Spec(
         name,
-        str(contexts),
-        str(args),
+        contexts.replace(",", " "),
+        args,
         module,
-        _KINDS.get(key) or str(kind),
+        _KINDS.get(key) or kind,
         since,
         deprecated,
         removed,
-        False if key in _ONCE else bool(repeat),
-        bool(block),
+        False if key in _ONCE else "R" in flags,
+        "B" in flags,
         gone,
         package,
-        tuple(str(s) for s in so),
+        tuple(so.split(",")) if so else (),
     )
 
 
 def _rows() -> tuple[Spec, ...]:
-    releases = _data.RELEASES
+    releases = _data.RELEASES.split()
     after = dict(pairwise(releases))
-    rows = [_row(raw, after) for raw in _data.ROWS]
+    rows = [_row(line, after) for line in _data.ROWS.splitlines()]
     # nginx's own current rows first, then removed ones, then third-party modules'.
     rows.sort(key=lambda r: (r.package != "", r.last is not None, -(r.last or (0, 0, 0))[1]))
     return tuple(rows)
