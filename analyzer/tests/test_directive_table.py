@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from nginx_fleet_analyzer import directive_data
+from nginx_fleet_analyzer.arguments import arity_ok
 from nginx_fleet_analyzer.directives import (
     FIRST_RELEASE,
     LAST_RELEASE,
@@ -314,6 +315,7 @@ LOAD_ALL = "".join(
         "ngx_http_image_filter_module.so",
         "ngx_stream_module.so",
     )
+    if (MODULES_DIR / so).exists()
 )
 HTTP_HEAD = (
     "client_body_temp_path {t}/b; proxy_temp_path {t}/p; fastcgi_temp_path {t}/f;\n"
@@ -387,3 +389,22 @@ def test_the_table_agrees_with_the_real_nginx_on_contexts(tmp_path: Path) -> Non
         assert code != 0 and "is not allowed here" in err, (line, wrong, err)
         checked += 1
     assert checked >= 40
+
+
+@pytest.mark.skipif(_nginx_build() is None, reason="no nginx binary")
+def test_the_table_agrees_with_the_real_nginx_on_argument_counts(tmp_path: Path) -> None:
+    build = _nginx_build() or ""
+    checked = 0
+    for line, module in SAMPLE:
+        name = line.split()[0].rstrip(";")
+        [spec] = [s for s in specs(name) if s.module == module]
+        if not _available(spec, build) or spec.args in ("*", "1+", "2+"):
+            continue
+        count = 1 if spec.args == "flag" else int(max(spec.args))
+        args = ["on"] * (count + 1)
+        assert not arity_ok(spec.args, len(args))
+        place = next(c for c in PLACES if c in spec.contexts.split())
+        code, err = _nginx_t(tmp_path, _place(place, f"{name} {' '.join(args)};", tmp_path))
+        assert code != 0 and "invalid number of arguments" in err, (name, err)
+        checked += 1
+    assert checked >= 30

@@ -151,3 +151,38 @@ def test_deprecated_ssl_on_is_an_error_once_removed() -> None:
     [new] = run("V-deprecated", text, NEW)
     assert new.severity == "error" and "removed" in new.message
     assert run("V-deprecated", "http { server { listen 443 ssl; } }\n", NEW) == []
+
+
+def test_dup_knows_stock_setters_of_the_generated_table() -> None:
+    [finding] = run(
+        "V-dup", "http { server { location / {\n scgi_buffering on;\n scgi_buffering off;\n} } }\n"
+    )
+    assert finding.line == 3 and "scgi_buffering" in finding.message
+    assert (
+        run("V-dup", "http { server { location / { scgi_param A 1; scgi_param B 2; } } }\n") == []
+    )
+
+
+def test_args_use_the_generated_arity() -> None:
+    [finding] = run("V-args", "http { server { location / { uwsgi_pass a b; } } }\n")
+    assert "uwsgi_pass" in finding.message and "has 2" in finding.message
+    assert run("V-args", "http { server { location / { uwsgi_pass 127.0.0.1:1; } } }\n") == []
+
+
+def test_args_a_loaded_module_block_directive_needs_its_block() -> None:
+    load = "load_module modules/ngx_http_geoip2_module.so;\n"
+    [finding] = run("V-args", load + "http {\n geoip2 /g.mmdb;\n}\n")
+    assert finding.line == 3 and "no opening" in finding.message
+    text = load + "http { geoip2 /g.mmdb { $cc country iso_code; } }\n"
+    assert run("V-args", text) == []
+
+
+def test_unknown_names_an_optional_module_the_build_lacks() -> None:
+    text = "http { server { location / { image_filter resize 10 10; } } }\n"
+    lacking = HostFacts.from_dict({"nginx_configure_args": "--with-http_ssl_module"})
+    [finding] = run("V-unknown", text, lacking)
+    assert "http_image_filter_module" in finding.message
+    having = HostFacts.from_dict(
+        {"nginx_configure_args": "--with-http_ssl_module --with-http_image_filter_module=dynamic"}
+    )
+    assert run("V-unknown", text, having) == []
