@@ -8,7 +8,8 @@ facts of custom handlers and deprecations the sources do not state.
 Context codes follow nginx's own configuration masks:
   main, events; http (http block), srv (http server), loc (location), ups (http upstream),
   sif / lif (`if` in server / in location), lmt (limit_except);
-  stream, ssrv, sups (stream block, its server, its upstream); mail, msrv.
+  stream, ssrv, sups (stream block, its server, its upstream); mail, msrv;
+  rtmp, rsrv, rapp, rrec (the third-party RTMP module's block, server, application, recorder).
 Argument forms: '0', '1', '2', '12' (one or two), '123', '1234', '1+', '2+', '*' (any),
   'flag' (on | off). A value kind ('size', 'time', 'number', 'auto_number', 'size_off')
   is checked on the arguments of a one-argument directive and on the first argument otherwise.
@@ -352,10 +353,14 @@ def context_code(node: Directive) -> str | None:
         return "main"
     scope = parent.module_scope
     match parent.name:
-        case "events" | "http" | "stream" | "mail" if parent.parent is None:
+        case "events" | "http" | "stream" | "mail" | "rtmp" if parent.parent is None:
             return parent.name
         case "server":
-            return {"http": "srv", "stream": "ssrv", "mail": "msrv"}.get(scope)
+            return {"http": "srv", "stream": "ssrv", "mail": "msrv", "rtmp": "rsrv"}.get(scope)
+        case "application" if scope == "rtmp":
+            return "rapp"
+        case "recorder" if scope == "rtmp":
+            return "rrec"
         case "upstream":
             return {"http": "ups", "stream": "sups"}.get(scope)
         case "location":

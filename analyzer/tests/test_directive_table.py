@@ -470,3 +470,30 @@ def test_every_directive_of_the_installed_nginx_agrees(tmp_path: Path) -> None:
                 if should_pass == refused or (not should_pass and "not allowed" not in err):
                     problems.append((name, spec.module, code, err))
     assert problems == []
+
+
+RTMP = """{load}events {{ }}
+rtmp {{
+    server {{
+        listen 1935;
+        chunk_size 4096;
+        application live {{
+            live on;
+            record off;
+            allow publish 127.0.0.1;
+            deny publish all;
+        }}
+    }}
+}}
+"""
+
+
+def test_rtmp_blocks_are_checked_once_the_module_is_loaded() -> None:
+    load = "load_module modules/ngx_rtmp_module.so;\n"
+    assert findings(RTMP.format(load=load)) == []
+    misplaced = RTMP.format(load=load).replace("live on;", "chunk_size 4096;")
+    [finding] = findings(misplaced)
+    assert finding.rule == "V-context" and '"chunk_size" is not allowed' in finding.message
+    unloaded = findings(RTMP.format(load=""))
+    assert {f.rule for f in unloaded} == {"V-unknown"}
+    assert all("ngx_rtmp_module.so" in f.message for f in unloaded)
