@@ -106,6 +106,7 @@ def test_unknown_is_version_aware_for_new_directives() -> None:
     text = "http { server { listen 443 ssl; http2 on; keepalive_time 1h; } }\n"
     [finding] = run("V-unknown", text, OLD)
     assert "http2" in finding.message and "1.25.1" in finding.message
+    assert finding.severity == "error"
     assert run("V-unknown", text, NEW) == []
     assert run("V-unknown", text) == []
 
@@ -117,6 +118,7 @@ def test_unknown_checks_the_build_modules() -> None:
     text = "http { server { stub_status; ssl_protocols TLSv1.2; } }\n"
     [finding] = run("V-unknown", text, facts)
     assert "stub_status" in finding.message and "http_stub_status_module" in finding.message
+    assert finding.severity == "warning"
     with_status = HostFacts.from_dict(
         {"nginx_configure_args": "--with-http_ssl_module --with-http_stub_status_module"}
     )

@@ -255,14 +255,16 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
         spec = spec or own[0]
         missing = _missing_reason(spec, ctx, loaded)
         if missing is not None:
+            reason, severity = missing
             yield reporter.finding(
                 at=node,
-                message=f'"{node.name}" is unknown to this nginx: {missing}',
+                message=f'"{node.name}" is unknown to this nginx: {reason}',
                 evidence={
                     "module": spec.module,
                     "since": _since(spec),
                     "last": _version_text(spec.last) if spec.last else None,
                 },
+                severity=severity,
             )
 
 
@@ -313,7 +315,13 @@ def _since(spec: Spec) -> str | None:
     return _version_text(spec.since) if spec.since is not None else None
 
 
-def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | None:
+def _missing_reason(
+    spec: Spec, ctx: RuleContext, loaded: set[str]
+) -> tuple[str, Severity | None] | None:
+    """Why this nginx lacks the directive, with the severity (None: the rule's error), or None.
+
+    The version decides for nginx itself (error); which modules a build has is read from its
+    configure arguments, which a packager's loadable modules can outgrow (warning)."""
     facts = ctx.facts
     if facts is None:
         return None
@@ -321,7 +329,8 @@ def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | Non
     if version is not None and spec.since is not None and version < spec.since:
         return (
             f"it appeared in nginx {_version_text(spec.since)} "
-            f"and this host runs {_version_text(version)}"
+            f"and this host runs {_version_text(version)}",
+            None,
         )
     if (
         version is not None
@@ -332,17 +341,21 @@ def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | Non
         last = f"nginx {_version_text(spec.last)}" if spec.last else "an older nginx"
         return (
             f"it was last in {last} (removed in {_version_text(spec.removed)}) "
-            f"and this host runs {_version_text(version)}"
+            f"and this host runs {_version_text(version)}",
+            None,
         )
     if not facts.modules_known:
         return None
     if spec.module in facts.disabled_modules:
-        return f"the build was configured --without-{spec.module}"
+        return f"the build was configured --without-{spec.module}", Severity.WARNING
     if spec.module not in OPTIONAL_MODULES or spec.module in facts.modules:
         return None
     if spec.module in loaded or any(so in loaded for so in spec.so):
         return None
-    return f"it needs the {spec.module}, which this nginx build does not include"
+    return (
+        f"it needs the {spec.module}, which this nginx build does not include",
+        Severity.WARNING,
+    )
 
 
 @rule("V-dup", Category.VALIDITY, Severity.ERROR)
