@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from gen_directive_table import contexts_of, module_label, parse_source, rows_of
+from pathlib import Path
+
+import pytest
+from gen_directive_table import contexts_of, main, module_label, parse_source, rows_of
 
 # A made-up module in the shape nginx modules declare their directives.
 SOURCE = r"""
@@ -95,3 +98,26 @@ def test_module_labels_follow_configure_names() -> None:
     assert module_label("ngx_epoll_module", "src/event/modules/ngx_epoll_module.c") == "events"
     assert module_label("ngx_errlog_module", "src/core/ngx_log.c") == "core"
     assert module_label("ngx_stream_core_module", "src/stream/x.c") == "stream"
+
+
+def _regenerate_command() -> list[str] | None:
+    """The arguments the committed table's header says regenerate it, if those sources are here."""
+    from nginx_fleet_analyzer import directive_data
+
+    doc = directive_data.__doc__ or ""
+    marker = "python scripts/gen_directive_table.py "
+    start = doc.index(marker) + len(marker)
+    text = doc[start : doc.index("\n\n", start)].replace("\\\n", " ")
+    args = text.split()
+    paths = [args[0]] + [a.split("=", 1)[1] for a in args if "=" in a]
+    return args if all(Path(p).is_dir() for p in paths) else None
+
+
+@pytest.mark.skipif(_regenerate_command() is None, reason="the module sources are not here")
+def test_the_committed_table_is_what_the_generator_writes(tmp_path: Path) -> None:
+    from nginx_fleet_analyzer import directive_data
+
+    out = tmp_path / "directive_data.py"
+    args = _regenerate_command() or []
+    assert main([*args, "--out", str(out)]) == 0
+    assert out.read_text() == Path(directive_data.__file__).read_text()
