@@ -10,9 +10,10 @@ Context codes follow nginx's own configuration masks:
   sif / lif (`if` in server / in location), lmt (limit_except);
   stream, ssrv, sups (stream block, its server, its upstream); mail, msrv;
   rtmp, rsrv, rapp, rrec (the third-party RTMP module's block, server, application, recorder).
-Argument forms: '0', '1', '2', '12' (one or two), '123', '1234', '1+', '2+', '*' (any),
-  'flag' (on | off). A value kind ('size', 'time', 'number', 'auto_number', 'size_off')
-  is checked on the arguments of a one-argument directive and on the first argument otherwise.
+Argument forms: the allowed counts as digits ('0', '1', '12' = one or two, '01', '123', ...),
+  '1+', '2+', '*' (any), 'flag' (on | off), as nginx's NGX_CONF_* argument masks say.
+A value kind ('size', 'time', 'number', 'auto_number', 'size_off') is checked on the arguments
+  of a one-argument directive and on the first argument otherwise.
 """
 
 from __future__ import annotations
@@ -311,7 +312,7 @@ def _rows() -> tuple[Spec, ...]:
     after = dict(pairwise(releases))
     rows = [_row(line, after) for line in _data.ROWS.splitlines()]
     # nginx's own current rows first, then removed ones, then third-party modules'.
-    rows.sort(key=lambda r: (r.package != "", r.last is not None, -(r.last or (0, 0, 0))[1]))
+    rows.sort(key=lambda r: (r.package != "", [-p for p in r.last or (999, 0, 0)]))
     return tuple(rows)
 
 
