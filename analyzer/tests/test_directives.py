@@ -38,6 +38,10 @@ def test_every_row_uses_known_forms_and_context_codes() -> None:
             "sups",
             "mail",
             "msrv",
+            "rtmp",
+            "rsrv",
+            "rapp",
+            "rrec",
             "*",
         ]
     )

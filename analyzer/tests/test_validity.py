@@ -106,6 +106,7 @@ def test_unknown_is_version_aware_for_new_directives() -> None:
     text = "http { server { listen 443 ssl; http2 on; keepalive_time 1h; } }\n"
     [finding] = run("V-unknown", text, OLD)
     assert "http2" in finding.message and "1.25.1" in finding.message
+    assert finding.severity == "error"
     assert run("V-unknown", text, NEW) == []
     assert run("V-unknown", text) == []
 
@@ -117,6 +118,7 @@ def test_unknown_checks_the_build_modules() -> None:
     text = "http { server { stub_status; ssl_protocols TLSv1.2; } }\n"
     [finding] = run("V-unknown", text, facts)
     assert "stub_status" in finding.message and "http_stub_status_module" in finding.message
+    assert finding.severity == "warning"
     with_status = HostFacts.from_dict(
         {"nginx_configure_args": "--with-http_ssl_module --with-http_stub_status_module"}
     )
@@ -151,3 +153,38 @@ def test_deprecated_ssl_on_is_an_error_once_removed() -> None:
     [new] = run("V-deprecated", text, NEW)
     assert new.severity == "error" and "removed" in new.message
     assert run("V-deprecated", "http { server { listen 443 ssl; } }\n", NEW) == []
+
+
+def test_dup_knows_stock_setters_of_the_generated_table() -> None:
+    [finding] = run(
+        "V-dup", "http { server { location / {\n scgi_buffering on;\n scgi_buffering off;\n} } }\n"
+    )
+    assert finding.line == 3 and "scgi_buffering" in finding.message
+    assert (
+        run("V-dup", "http { server { location / { scgi_param A 1; scgi_param B 2; } } }\n") == []
+    )
+
+
+def test_args_use_the_generated_arity() -> None:
+    [finding] = run("V-args", "http { server { location / { uwsgi_pass a b; } } }\n")
+    assert "uwsgi_pass" in finding.message and "has 2" in finding.message
+    assert run("V-args", "http { server { location / { uwsgi_pass 127.0.0.1:1; } } }\n") == []
+
+
+def test_args_a_loaded_module_block_directive_needs_its_block() -> None:
+    load = "load_module modules/ngx_http_geoip2_module.so;\n"
+    [finding] = run("V-args", load + "http {\n geoip2 /g.mmdb;\n}\n")
+    assert finding.line == 3 and "no opening" in finding.message
+    text = load + "http { geoip2 /g.mmdb { $cc country iso_code; } }\n"
+    assert run("V-args", text) == []
+
+
+def test_unknown_names_an_optional_module_the_build_lacks() -> None:
+    text = "http { server { location / { image_filter resize 10 10; } } }\n"
+    lacking = HostFacts.from_dict({"nginx_configure_args": "--with-http_ssl_module"})
+    [finding] = run("V-unknown", text, lacking)
+    assert "http_image_filter_module" in finding.message
+    having = HostFacts.from_dict(
+        {"nginx_configure_args": "--with-http_ssl_module --with-http_image_filter_module=dynamic"}
+    )
+    assert run("V-unknown", text, having) == []

@@ -6,20 +6,22 @@ binary content) under V-args, unbalanced braces and include loops under V-contex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.arguments import argument_problem
 from nginx_fleet_analyzer.directives import (
     BLOCK_DIRECTIVES,
-    DEFAULT_MODULES,
+    OPTIONAL_MODULES,
     RAW_BLOCK_SUFFIX,
+    SO_FILES,
     Spec,
     context_code,
     matching_spec,
     specs,
 )
-from nginx_fleet_analyzer.facts import Version
+from nginx_fleet_analyzer.facts import HostFacts, Version
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -96,8 +98,9 @@ def directive_context(ctx: RuleContext) -> Iterator[Finding]:
     """A directive in a block where nginx does not allow it."""
     yield from _parse_errors(ctx, "V-context")
     reporter = get_rule("V-context")
+    loaded = _loaded_modules(ctx.config)
     for node, code, spec in _checked(ctx.config):
-        if spec is not None or not specs(node.name):
+        if spec is not None or not specs(node.name) or _dormant(ctx, node, loaded):
             continue
         message = f'"{node.name}" is not allowed in {_PLACES.get(code, code)}'
         if node.via is not None:
@@ -142,10 +145,11 @@ def directive_arguments(ctx: RuleContext) -> Iterator[Finding]:
     """Wrong number or form of arguments, or a block where a ';' belongs (and vice versa)."""
     yield from _parse_errors(ctx, "V-args")
     reporter = get_rule("V-args")
+    loaded = _loaded_modules(ctx.config)
     for node, _code, spec in _checked(ctx.config):
-        if spec is None:
+        if spec is None or (spec.package and _dormant(ctx, node, loaded)):
             continue
-        problem = _block_problem(node) or argument_problem(spec, node.name, node.args)
+        problem = _block_problem(node, spec) or argument_problem(spec, node.name, node.args)
         if problem is None:
             continue
         yield reporter.finding(
@@ -156,9 +160,12 @@ def directive_arguments(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _block_problem(node: Directive) -> str | None:
-    wants_block = node.name in BLOCK_DIRECTIVES and not (
-        node.name == "server" and node.parent is not None and node.parent.name == "upstream"
+def _block_problem(node: Directive, spec: Spec) -> str | None:
+    wants_block = spec.block or (
+        node.name in BLOCK_DIRECTIVES
+        and not (
+            node.name == "server" and node.parent is not None and node.parent.name == "upstream"
+        )
     )
     if wants_block and node.block is None:
         return f'directive "{node.name}" has no opening "{{"'
@@ -168,49 +175,153 @@ def _block_problem(node: Directive) -> str | None:
 
 
 def _loaded_modules(config: ParsedConfig) -> set[str]:
-    """Module names from `load_module modules/ngx_X_module.so` lines ('X_module', or 'stream')."""
+    """What `load_module modules/ngx_X_module.so` lines load: the .so file names
+    ('ngx_X_module.so') and the module names ('X_module', 'X')."""
     names: set[str] = set()
     for node in config.top("load_module"):
         if node.args:
-            base = node.args[0].rsplit("/", 1)[-1].removesuffix(".so").removeprefix("ngx_")
-            names.add(base)
-            names.add(base.removesuffix("_module"))
+            so = node.args[0].rsplit("/", 1)[-1]
+            base = so.removesuffix(".so").removeprefix("ngx_")
+            names.update((so, base, base.removesuffix("_module")))
     return names
+
+
+def _words(name: str) -> set[str]:
+    """Distinctive words of a module project or directory name: 'ngx_lua-0.10.26' -> {'lua'}."""
+    name = re.sub(r"[-_.]v?\d[\w.]*$", "", name.lower())
+    return {w for w in re.split(r"[-_./]+", name) if w and w not in _GENERIC_WORDS}
+
+
+_GENERIC_WORDS = frozenset({"ngx", "nginx", "module", "http", "stream", "mod", "filter"})
+
+
+def _compiled_in(spec: Spec, facts: HostFacts | None) -> bool:
+    """Whether the facts say the build has this third-party module (nginx -V, --add-module)."""
+    if facts is None:
+        return False
+    if spec.module in facts.modules:
+        return True
+    wanted = _words(spec.package)
+    return any(wanted & _words(extra) for extra in facts.extra_modules)
+
+
+def _dormant(ctx: RuleContext, node: Directive, loaded: set[str]) -> bool:
+    """Whether only third-party modules provide this directive and none of them is loaded or
+    compiled in: nginx would call it unknown, which V-unknown says, not misplaced."""
+    rows = specs(node.name)
+    if any(not r.package for r in rows):
+        return False
+    return not any(any(so in loaded for so in r.so) or _compiled_in(r, ctx.facts) for r in rows)
+
+
+def _is_whole_config(config: ParsedConfig) -> bool:
+    """Whether this is a whole nginx.conf (main context present), so absent load_module lines
+    really are absent; a lone site file cannot show them."""
+    return bool(config.top("events") or config.top("http") or config.top("load_module"))
 
 
 @rule("V-unknown", Category.VALIDITY, Severity.ERROR)
 def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
-    """A directive neither nginx nor the build's modules (per nginx -V) provide."""
+    """A directive no known module provides, one of a module this config does not load, or one
+    this nginx version does not have."""
     reporter = get_rule("V-unknown")
     facts = ctx.facts
     loaded = _loaded_modules(ctx.config)
-    third_party = bool(loaded) or bool(facts is not None and facts.extra_modules)
+    # Loaded or compiled-in modules the table does not cover may provide any name.
+    foreign = sorted(n for n in loaded if n.endswith(".so") and n not in SO_FILES)
+    third_party = bool(foreign) or bool(facts is not None and facts.extra_modules)
+    whole = _is_whole_config(ctx.config)
     for node, code, matched in _checked(ctx.config):
         rows = specs(node.name)
         if not rows:
+            note = ""
+            if foreign:
+                note = f" (it may come from {', '.join(foreign)}, loaded by this config)"
+            elif third_party:
+                note = " (it may come from a third-party module of this build)"
             yield reporter.finding(
                 at=node,
-                message=f'unknown directive "{node.name}"'
-                + (" (it may come from a third-party module of this build)" if third_party else ""),
+                message=f'unknown directive "{node.name}": no nginx or known third-party '
+                "module provides it" + note,
                 evidence={"context": code, "third_party_modules": third_party},
                 severity=Severity.WARNING if third_party else None,
             )
             continue
-        spec = matched or rows[0]
+        own = [r for r in rows if not r.package]
+        if not own:
+            yield from _third_party(ctx, node, matched or rows[0], loaded, whole)
+            continue
+        spec = _for_version(node, own, facts.nginx_version if facts else None) or matched
+        spec = spec or own[0]
         missing = _missing_reason(spec, ctx, loaded)
         if missing is not None:
+            reason, severity = missing
             yield reporter.finding(
                 at=node,
-                message=f'"{node.name}" is unknown to this nginx: {missing}',
-                evidence={"module": spec.module, "since": _since(spec)},
+                message=f'"{node.name}" is unknown to this nginx: {reason}',
+                evidence={
+                    "module": spec.module,
+                    "since": _since(spec),
+                    "last": _version_text(spec.last) if spec.last else None,
+                },
+                severity=severity,
             )
+
+
+def _third_party(
+    ctx: RuleContext, node: Directive, spec: Spec, loaded: set[str], whole: bool
+) -> Iterator[Finding]:
+    """A directive only a third-party module provides: fine when loaded or compiled in."""
+    if any(so in loaded for so in spec.so) or _compiled_in(spec, ctx.facts):
+        return
+    so = spec.so[0] if spec.so else f"ngx_{spec.module}.so"
+    message = (
+        f'directive "{node.name}" is from the third-party module {spec.module} '
+        f"({spec.package}), which this config does not load (load_module modules/{so};)"
+    )
+    severity = Severity.WARNING
+    if not whole:
+        # A lone file cannot show the main context's load_module lines.
+        message = (
+            f'directive "{node.name}" is from the third-party module {spec.module} '
+            f"({spec.package}); the main config must load it (load_module modules/{so};) "
+            "or the build must include it"
+        )
+        severity = Severity.INFO
+    yield get_rule("V-unknown").finding(
+        at=node,
+        message=message,
+        evidence={"module": spec.module, "package": spec.package, "so": list(spec.so)},
+        severity=severity,
+    )
+
+
+def _for_version(node: Directive, rows: list[Spec], version: Version | None) -> Spec | None:
+    """The row for this context that the given nginx version has, else any row for it."""
+    code = context_code(node)
+    fitting = [
+        r for r in rows if r.contexts == "*" or (code is not None and code in r.contexts.split())
+    ]
+    if version is not None:
+        for row in fitting:
+            if (row.since is None or version >= row.since) and (
+                row.removed is None or version < row.removed
+            ):
+                return row
+    return fitting[0] if fitting else None
 
 
 def _since(spec: Spec) -> str | None:
     return _version_text(spec.since) if spec.since is not None else None
 
 
-def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | None:
+def _missing_reason(
+    spec: Spec, ctx: RuleContext, loaded: set[str]
+) -> tuple[str, Severity | None] | None:
+    """Why this nginx lacks the directive, with the severity (None: the rule's error), or None.
+
+    The version decides for nginx itself (error); which modules a build has is read from its
+    configure arguments, which a packager's loadable modules can outgrow (warning)."""
     facts = ctx.facts
     if facts is None:
         return None
@@ -218,15 +329,33 @@ def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> str | Non
     if version is not None and spec.since is not None and version < spec.since:
         return (
             f"it appeared in nginx {_version_text(spec.since)} "
-            f"and this host runs {_version_text(version)}"
+            f"and this host runs {_version_text(version)}",
+            None,
+        )
+    if (
+        version is not None
+        and spec.removed is not None
+        and spec.deprecated is None  # V-deprecated reports those
+        and version >= spec.removed
+    ):
+        last = f"nginx {_version_text(spec.last)}" if spec.last else "an older nginx"
+        return (
+            f"it was last in {last} (removed in {_version_text(spec.removed)}) "
+            f"and this host runs {_version_text(version)}",
+            None,
         )
     if not facts.modules_known:
         return None
     if spec.module in facts.disabled_modules:
-        return f"the build was configured --without-{spec.module}"
-    if spec.module in DEFAULT_MODULES or spec.module in facts.modules or spec.module in loaded:
+        return f"the build was configured --without-{spec.module}", Severity.WARNING
+    if spec.module not in OPTIONAL_MODULES or spec.module in facts.modules:
         return None
-    return f"it needs the {spec.module}, which this nginx build does not include"
+    if spec.module in loaded or any(so in loaded for so in spec.so):
+        return None
+    return (
+        f"it needs the {spec.module}, which this nginx build does not include",
+        Severity.WARNING,
+    )
 
 
 @rule("V-dup", Category.VALIDITY, Severity.ERROR)
