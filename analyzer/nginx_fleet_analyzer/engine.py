@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
-from nginx_fleet_analyzer.findings import Finding
-from nginx_fleet_analyzer.model import ParsedConfig
-from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules
+from nginx_fleet_analyzer.findings import Finding, Severity
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
 from nginx_fleet_analyzer.scoring import Muted, Score, score
 
 log = logging.getLogger(__name__)
@@ -65,10 +65,110 @@ def analyze(
     context = RuleContext(config=config, facts=facts, metrics=metrics)
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
-    for check in rules if rules is not None else all_rules():
+    chosen = rules if rules is not None else all_rules()
+    for check in chosen:
         found, failure = _run(check, context)
         findings.extend(found)
         if failure is not None:
             failures.append(failure)
+    if any(check.id == UNRESOLVED_RULE for check in chosen):
+        findings.extend(unresolved_findings(config))
+    findings = soften_unseen(config, findings)
     findings.sort(key=lambda f: (f.file, f.line, f.rule))
     return Report(findings=findings, score=score(findings, muted), failures=failures)
+
+
+# Unresolved includes are reported under V-unknown: what the included file holds is unknown to
+# the analysis. Not V-args: the include itself is well formed, and nginx accepted it (a dump).
+UNRESOLVED_RULE = "V-unknown"
+# Blocks that never appear in a file read in http, server or location context.
+_UNSEEN_BLOCKS = frozenset({"main", "events"})
+
+
+def unresolved_findings(config: ParsedConfig) -> list[Finding]:
+    """One finding per include whose files were not read: warning in a dump, else info."""
+    reporter = get_rule(UNRESOLVED_RULE)
+    found: list[Finding] = []
+    for item in config.unresolved:
+        pattern = item.include.args[0]
+        if config.from_dump:
+            message = f'include "{pattern}": {item.reason}, so what it holds is not analysed'
+        else:
+            message = (
+                f'include "{pattern}" is not resolved from this file ({item.reason}), '
+                "so what it holds is not analysed"
+            )
+        found.append(
+            reporter.finding(
+                at=item.include,
+                message=message,
+                evidence={"include": pattern, "reason": item.reason, "unresolved": True},
+                severity=Severity.WARNING if config.from_dump else Severity.INFO,
+            )
+        )
+    return found
+
+
+def soften_unseen(config: ParsedConfig, findings: list[Finding]) -> list[Finding]:
+    """Findings that may be settled by a file the analysis did not see become info, with a note.
+
+    Two causes: a file read alone (a site file) has its main/http settings in the unseen
+    nginx.conf, so a finding anchored on the stand-in blocks (line 0) or fixed in main/events
+    is undecided; and a setting a fix would add to a block may come from an unresolved include
+    in force there.
+    """
+    covered = _blocks_under_unresolved(config)
+    out: list[Finding] = []
+    for finding in findings:
+        note = _unseen_note(config, finding, covered)
+        if note is None:
+            out.append(finding)
+            continue
+        out.append(
+            replace(
+                finding,
+                severity=Severity.INFO,
+                message=f"{finding.message} (undecided: {note})",
+                evidence={**finding.evidence, "undecided": note},
+            )
+        )
+    return out
+
+
+def _unseen_note(
+    config: ParsedConfig, finding: Finding, covered: dict[tuple[str, int], Directive]
+) -> str | None:
+    if finding.evidence.get("unresolved") is True:
+        return None
+    fix = finding.fix
+    if config.partial and (
+        finding.line == 0 or (fix is not None and (fix.line == 0 or fix.context in _UNSEEN_BLOCKS))
+    ):
+        return (
+            f"{config.main_file} was read alone, as if included in {config.context} context; "
+            "the nginx.conf that includes it may set this"
+        )
+    if fix is not None and fix.action == "add":
+        include = covered.get((fix.file, fix.line))
+        if include is not None:
+            return (
+                f'the include "{include.args[0]}" at {include.file}:{include.line} '
+                "was not read and may set this"
+            )
+    return None
+
+
+def _blocks_under_unresolved(config: ParsedConfig) -> dict[tuple[str, int], Directive]:
+    """(file, line) of every block an unresolved include is in force in, with that include."""
+    covered: dict[tuple[str, int], Directive] = {}
+    for item in config.unresolved:
+        include = item.include
+        parent = include.parent
+        blocks = (
+            [node for node in config.walk() if node.block is not None]
+            if parent is None
+            else [parent, *(node for node in parent.walk() if node.block is not None)]
+        )
+        for block in blocks:
+            covered.setdefault((block.file, block.line), include)
+    return covered
