@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field, replace
 
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
@@ -10,8 +9,6 @@ from nginx_fleet_analyzer.findings import Finding, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
 from nginx_fleet_analyzer.scoring import Muted, Score, score
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True, frozen=True)
@@ -49,7 +46,10 @@ def _run(check: Rule, context: RuleContext) -> tuple[list[Finding], RuleFailure 
     try:
         return list(check.check(context)), None
     except Exception as exc:  # a buggy rule must not hide the other rules' findings
-        log.exception("rule %s failed", check.id)
+        # Imported here: logging costs the command line's start and is needed only now.
+        import logging
+
+        logging.getLogger(__name__).exception("rule %s failed", check.id)
         return [], RuleFailure(check.id, f"{type(exc).__name__}: {exc}")
 
 

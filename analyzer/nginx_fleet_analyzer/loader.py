@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import glob
+import os
 import posixpath
-from pathlib import Path, PurePosixPath
+from fnmatch import fnmatchcase
 
 from nginx_fleet_analyzer.context import CONTEXTS, detect_context, wrap
 from nginx_fleet_analyzer.dump import is_dump, split_dump
 from nginx_fleet_analyzer.model import ConfigFile, Directive, ParsedConfig, ParseError, Unresolved
 from nginx_fleet_analyzer.parser import STRUCTURE, FileTree, parse_file_text
 
+# The command line imports this module: pathlib and glob are left out (or imported when a
+# glob is met) to keep its start fast.
 _GLOB_CHARS = frozenset("*?[")
 # Deeper include nesting than this is a loop nginx would also fail on.
 _MAX_INCLUDE_DEPTH = 32
@@ -63,10 +65,12 @@ class _DiskSource(_Source):
     def find(self, pattern: str) -> list[str]:
         for full in self._candidates(pattern):
             if not _is_glob(full):
-                if full in self.bodies or Path(full).is_file():
+                if full in self.bodies or os.path.isfile(full):
                     return [full]
                 continue
-            found = sorted(p for p in glob.glob(full) if Path(p).is_file())
+            import glob
+
+            found = sorted(p for p in glob.glob(full) if os.path.isfile(p))
             if found:
                 return found
         return []
@@ -75,7 +79,7 @@ class _DiskSource(_Source):
         if not _is_glob(pattern):
             return "no such file"
         # An existing directory without matches is a legal empty include (conf.d/*.conf).
-        if any(Path(posixpath.dirname(full)).is_dir() for full in self._candidates(pattern)):
+        if any(os.path.isdir(posixpath.dirname(full)) for full in self._candidates(pattern)):
             return None
         return "no such directory"
 
@@ -103,18 +107,17 @@ def parse_auto(text: str, path: str = "nginx.conf", context: str = AUTO) -> Pars
     return parse_dump(text) if is_dump(text) else parse_text(text, path, context)
 
 
-def parse_path(path: str | Path, context: str = AUTO) -> ParsedConfig:
+def parse_path(path: str | os.PathLike[str], context: str = AUTO) -> ParsedConfig:
     """Parse a dump file, or a config file on disk together with the files it includes.
 
     A file read in a context other than main (a site file, a snippet) resolves relative
     includes against its own directory, then the one above it (the config directory of
     `sites-enabled/` or `conf.d/`): nginx resolves them against its prefix, unknown here.
     """
-    main = Path(path)
-    text = read_text(main.read_bytes())
+    main_name = os.fspath(path)
+    text = read_text(_read(main_name))
     if is_dump(text):
         return parse_dump(text)
-    main_name = str(main)
     bodies: dict[str, str] = {main_name: text}
     trees: dict[str, FileTree] = {main_name: parse_file_text(text, main_name)}
     chosen = _context(context, trees[main_name])
@@ -125,6 +128,11 @@ def parse_path(path: str | Path, context: str = AUTO) -> ParsedConfig:
     source = _DiskSource(bases, bodies)
     _load_includes(trees[main_name].directives, source, bodies, trees, depth=0)
     return _assemble(bodies, trees, source, chosen)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def read_text(data: bytes) -> str:
@@ -159,7 +167,7 @@ def _load_includes(
             if path in bodies:
                 continue
             try:
-                text = read_text(Path(path).read_bytes())
+                text = read_text(_read(path))
             except OSError as exc:
                 trees.setdefault(path, FileTree()).errors.append(
                     ParseError(node.file, node.line, node.column, f"cannot read {path}: {exc}")
@@ -177,16 +185,18 @@ def _match_paths(pattern: str, bodies: dict[str, str]) -> list[str]:
     full = posixpath.normpath(full)
     if not _is_glob(full):
         return [full] if full in bodies else []
-    wanted = PurePosixPath(full)
-    hidden_ok = PurePosixPath(full).name.startswith(".")
+    wanted = full.split("/")
+    hidden_ok = wanted[-1].startswith(".")
     return sorted(
-        path
-        for path in bodies
-        if path.startswith("/") == full.startswith("/")
-        and len(PurePosixPath(path).parts) == len(wanted.parts)
-        and (hidden_ok or not PurePosixPath(path).name.startswith("."))
-        and PurePosixPath(path).match(full)
+        path for path in bodies if _glob_match(path.split("/"), wanted, hidden_ok=hidden_ok)
     )
+
+
+def _glob_match(parts: list[str], wanted: list[str], *, hidden_ok: bool) -> bool:
+    """glob(3) on split paths: same depth, each part matched alone, dot files only by a dot."""
+    if len(parts) != len(wanted) or (not hidden_ok and parts[-1].startswith(".")):
+        return False
+    return all(fnmatchcase(part, pattern) for part, pattern in zip(parts, wanted, strict=True))
 
 
 class _Resolver:
