@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -366,3 +367,33 @@ def test_sarif_relative_paths_stay_relative_and_min_severity_applies(
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]
     }
     assert uris == {"sites/shop.conf"}
+
+
+def test_console_entry_flushes_everything_before_its_fast_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    servers = "".join(
+        f"    server {{ listen 443 ssl; server_name s{n}.example.net; "
+        f"ssl_certificate /c.pem; ssl_certificate_key /c.key; ssl_protocols TLSv1; }}\n"
+        for n in range(300)
+    )
+    path = _write(tmp_path, "events {}\nhttp {\n" + servers + "}\n", "many.conf")
+    done = subprocess.run(
+        [sys.executable, "-m", "nginx_fleet_analyzer.cli", path, "--format", "sarif"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert main([path, "--format", "sarif"]) == 1
+    assert done.stdout == capsys.readouterr().out
+    assert len(done.stdout) > 64 * 1024  # more than a pipe buffer holds
+    usage = subprocess.run(
+        [sys.executable, "-m", "nginx_fleet_analyzer.cli", str(tmp_path / "missing.conf")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert usage.returncode == 2 and "cannot read" in usage.stderr
