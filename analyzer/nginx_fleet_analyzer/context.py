@@ -7,14 +7,15 @@ from nginx_fleet_analyzer.model import Directive
 
 # Outermost first: a file that fits several is read in the outermost (a `types` file fits
 # http, server and location; nginx's own mime.types is included in http).
-CONTEXTS = ("main", "http", "server", "location")
-_CODES = {"main": "main", "http": "http", "server": "srv", "location": "loc"}
+CONTEXTS = ("main", "http", "server", "location", "stream")
+_CODES = {"main": "main", "http": "http", "server": "srv", "location": "loc", "stream": "stream"}
 # The blocks that enclose a file read in each context, outermost first.
 _WRAPPERS = {
     "main": (),
     "http": ("http",),
     "server": ("http", "server"),
     "location": ("http", "server", "location"),
+    "stream": ("stream",),
 }
 
 
@@ -34,10 +35,28 @@ def detect_context(nodes: list[Directive]) -> str:
     for context in CONTEXTS:
         fit = sum(1 for name in known if _allowed(name, _CODES[context]))
         if fit == len(known):
+            if context == "http" and _stream_servers(nodes):
+                return "stream"
             return context
         if fit > best_fit:
             best, best_fit = context, fit
     return best
+
+
+def _stream_servers(nodes: list[Directive]) -> bool:
+    """Whether the top-level server blocks are stream servers (`proxy_pass` in the server...).
+
+    `server`, `upstream` and `map` fit both http and stream; what the servers hold decides.
+    """
+    http_only = stream_only = 0
+    for server in nodes:
+        if server.name != "server" or not server.block:
+            continue
+        for node in server.block:
+            in_http, in_stream = _allowed(node.name, "srv"), _allowed(node.name, "ssrv")
+            http_only += in_http and not in_stream
+            stream_only += in_stream and not in_http
+    return stream_only > http_only
 
 
 def wrap(context: str, path: str, length: int) -> tuple[list[Directive], Directive | None]:

@@ -149,7 +149,7 @@ def test_usage_and_read_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main([path, "--facts", str(tmp_path / "none.json")]) == 2
     assert main([path, "--memory", "lots"]) == 2
     assert main([path, "--cpus", "0"]) == 2
-    assert main([path, "--context", "stream"]) == 2
+    assert main([path, "--context", "upstream"]) == 2
     assert main([path, "--format", "xml"]) == 2
     err = capsys.readouterr().err
     assert "not a JSON object" in err and "not a memory size" in err

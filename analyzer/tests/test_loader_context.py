@@ -60,6 +60,17 @@ proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
 proxy_pass http://127.0.0.1:8080;
 """
 
+STREAM_SITE = """\
+upstream dns {
+    server 10.0.0.53:53;
+}
+server {
+    listen 53 udp;
+    proxy_pass dns;
+    proxy_timeout 2s;
+}
+"""
+
 WHOLE = """\
 user www-data;
 worker_processes auto;
@@ -85,6 +96,9 @@ def _rules(findings: list[Finding], rule: str) -> list[Finding]:
         (LOCATION_SNIPPET, "server"),
         ("listen 8080;\nserver_name _;\n", "server"),
         (PROXY_SNIPPET, "location"),
+        (STREAM_SITE, "stream"),
+        # A server with a location is an http server even next to stream-looking lines.
+        (SITE.replace("    listen 80;", "    listen 80;\n    proxy_timeout 5s;"), "http"),
         (WHOLE, "main"),
         ("include /etc/nginx/modules-enabled/*.conf;\n", "main"),
         ("", "main"),
@@ -153,7 +167,7 @@ def test_context_can_be_named() -> None:
     # proxy_pass belongs in a location: named wrongly, nginx would reject it, and so do we.
     assert _rules(analyze(config).findings, "V-context")
     with pytest.raises(ValueError, match="context must be one of"):
-        parse_text(PROXY_SNIPPET, "proxy.conf", "stream")
+        parse_text(PROXY_SNIPPET, "proxy.conf", "upstream")
 
 
 def test_parse_text_reads_a_whole_config_by_default() -> None:
@@ -264,3 +278,12 @@ def test_dump_with_every_include_present_has_no_note() -> None:
     config = parse_dump(dump)
     assert len(config.servers()) == 1 and not config.partial
     assert _unresolved(analyze(config).findings) == []
+
+
+def test_a_stream_site_file_is_read_inside_stream() -> None:
+    config = parse_text(STREAM_SITE, "dns.conf", "auto")
+    assert config.root[0].name == "stream" and config.root[0].line == 0
+    findings = analyze(config).findings
+    assert not _rules(findings, "V-context") and not _rules(findings, "V-args")
+    # Read as http, its server-level proxy_pass would be misplaced.
+    assert _rules(analyze(parse_text(STREAM_SITE, "dns.conf", "http")).findings, "V-context")
