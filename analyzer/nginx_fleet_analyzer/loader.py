@@ -60,7 +60,7 @@ class _DiskSource(_Source):
     def _candidates(self, pattern: str) -> list[str]:
         if posixpath.isabs(pattern):
             return [pattern]
-        return [posixpath.join(base, pattern) for base in self.bases]
+        return [posixpath.normpath(posixpath.join(base, pattern)) for base in self.bases]
 
     def find(self, pattern: str) -> list[str]:
         for full in self._candidates(pattern):
