@@ -111,7 +111,7 @@ def _load_facts(options: argparse.Namespace) -> HostFacts | None:
         except (OSError, ValueError) as exc:
             raise _InputError(f"--facts {options.facts}: {exc}") from exc
         if isinstance(data, dict) and isinstance(data.get("facts"), dict):
-            data = data["facts"]
+            data = _facts_of_push(data)
         if not isinstance(data, dict):
             raise _InputError(f"--facts {options.facts}: not a JSON object")
         facts = HostFacts.from_dict(data)
@@ -130,6 +130,25 @@ def _load_facts(options: argparse.Namespace) -> HostFacts | None:
             overrides[name] = getattr(options, option)
     if overrides:
         facts = replace(facts or HostFacts(), **overrides)  # type: ignore[arg-type]
+    return facts
+
+
+def _facts_of_push(push: dict[str, object]) -> dict[str, object]:
+    """The facts of an agent push, with the workers' fd limit of its latest sample that has one.
+
+    The agent reports the limit with each sample (nginx_processes.worker_fds_limit), not in
+    the facts, since it changes when nginx restarts.
+    """
+    given = push["facts"]
+    facts: dict[str, object] = dict(given) if isinstance(given, dict) else {}
+    samples = push.get("samples")
+    if "worker_fds_limit" in facts or not isinstance(samples, list):
+        return facts
+    for sample in reversed(samples):
+        processes = sample.get("nginx_processes") if isinstance(sample, dict) else None
+        if isinstance(processes, dict) and processes.get("worker_fds_limit") is not None:
+            facts["worker_fds_limit"] = processes["worker_fds_limit"]
+            break
     return facts
 
 

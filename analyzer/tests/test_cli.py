@@ -174,7 +174,15 @@ def test_facts_file_as_the_agent_sends_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _write(tmp_path, WORKERS, "nginx.conf")
-    push = {"facts": {"cpu_count": 8, "nginx_version": "nginx/1.22.1", "worker_nofile_limit": 1024}}
+    push = {
+        "agent_id": "a1",
+        "facts": {"cpu_count": 8, "nginx_version": "1.22.1", "mem_total_bytes": 8 * 1024**3},
+        "samples": [
+            {"seq": 1, "nginx_processes": {"worker_fds_limit": 4096}},
+            {"seq": 2, "nginx_processes": {"worker_fds_limit": 1024}},
+            {"seq": 3, "nginx_processes": None},
+        ],
+    }
     facts = _write(tmp_path, json.dumps(push), "facts.json")
     _, out = _run_json([path, "--facts", facts], capsys)
     assert _severity_of(out, "W-processes") == "warning"
