@@ -160,10 +160,13 @@ def _unseen_note(
 
 def _blocks_under_unresolved(config: ParsedConfig) -> dict[tuple[str, int], Directive]:
     """(file, line) of every block an unresolved include is in force in, with that include."""
-    covered: dict[tuple[str, int], Directive] = {}
+    # The first unresolved include of each block speaks for it: each block is walked once.
+    by_block: dict[int, tuple[Directive | None, Directive]] = {}
     for item in config.unresolved:
-        include = item.include
-        parent = include.parent
+        parent = item.include.parent
+        by_block.setdefault(id(parent), (parent, item.include))
+    covered: dict[tuple[str, int], Directive] = {}
+    for parent, include in by_block.values():
         blocks = (
             [node for node in config.walk() if node.block is not None]
             if parent is None
