@@ -83,6 +83,42 @@ def analyze(
 UNRESOLVED_RULE = "V-unknown"
 # Blocks that never appear in a file read in http, server or location context.
 _UNSEEN_BLOCKS = frozenset({"main", "events"})
+# Rules whose 'add' fixes supply a setting that inner blocks inherit: in a file read alone, the
+# unseen nginx.conf may set it at http level, wherever the rule anchors the fix. Not the list
+# rules (allow/deny, add_header inheritance) nor per-location ones (expires, upstream keepalive
+# headers), where a block's own lines decide.
+INHERITED_DEFAULT_RULES = frozenset(
+    {
+        "B-body-buffer",
+        "B-header-buffers",
+        "C-lock",
+        "C-stale",
+        "G-min-length",
+        "G-off",
+        "G-proxied",
+        "G-static",
+        "G-types",
+        "G-vary",
+        "K-client-timeouts",
+        "K-requests",
+        "K-reset",
+        "K-timeout",
+        "L-buffer",
+        "L-fields",
+        "S-hsts",
+        "S-session-cache",
+        "S-session-timeout",
+        "S-tickets",
+        "T-nodelay",
+        "T-open-file-cache",
+        "T-sendfile",
+        "W-connections",
+        "W-multi-accept",
+        "W-nofile",
+        "W-processes",
+        "X-tokens",
+    }
+)
 
 
 def unresolved_findings(config: ParsedConfig) -> list[Finding]:
@@ -113,9 +149,9 @@ def soften_unseen(config: ParsedConfig, findings: list[Finding]) -> list[Finding
     """Findings that may be settled by a file the analysis did not see become info, with a note.
 
     Two causes: a file read alone (a site file) has its main/http settings in the unseen
-    nginx.conf, so a finding anchored on the stand-in blocks (line 0) or fixed in main/events
-    is undecided; and a setting a fix would add to a block may come from an unresolved include
-    in force there.
+    nginx.conf, so a finding anchored on the stand-in blocks (line 0), fixed in main/events or
+    adding an inherited setting (INHERITED_DEFAULT_RULES) is undecided; and a setting a fix
+    would add to a block may come from an unresolved include in force there.
     """
     covered = _blocks_under_unresolved(config)
     out: list[Finding] = []
@@ -142,7 +178,9 @@ def _unseen_note(
         return None
     fix = finding.fix
     if config.partial and (
-        finding.line == 0 or (fix is not None and (fix.line == 0 or fix.context in _UNSEEN_BLOCKS))
+        finding.line == 0
+        or (fix is not None and (fix.line == 0 or fix.context in _UNSEEN_BLOCKS))
+        or (fix is not None and fix.action == "add" and finding.rule in INHERITED_DEFAULT_RULES)
     ):
         return (
             f"{config.main_file} was read alone, as if included in {config.context} context; "

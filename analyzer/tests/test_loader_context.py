@@ -239,13 +239,13 @@ def test_glob_include_of_an_existing_empty_directory_is_silent(tmp_path: Path) -
 
 def test_an_unresolved_include_makes_additions_to_its_block_undecided(tmp_path: Path) -> None:
     text = (
-        "server {\n    listen 443 ssl;\n    server_name a.example.net;\n"
+        "events {}\nhttp {\nserver {\n    listen 443 ssl;\n    server_name a.example.net;\n"
         "    ssl_certificate /c.pem;\n    ssl_certificate_key /c.key;\n"
-        "    include snippets/hsts.conf;\n}\n"
+        "    include snippets/hsts.conf;\n}\n}\n"
     )
     resolved = text.replace("    include snippets/hsts.conf;\n", "")
-    unsure = _rules(analyze(parse_text(text, "a.conf", "auto")).findings, "S-hsts")
-    sure = _rules(analyze(parse_text(resolved, "a.conf", "auto")).findings, "S-hsts")
+    unsure = _rules(analyze(parse_text(text, "nginx.conf")).findings, "S-hsts")
+    sure = _rules(analyze(parse_text(resolved, "nginx.conf")).findings, "S-hsts")
     assert unsure and all("snippets/hsts.conf" in f.message for f in unsure)
     assert sure and all("undecided" not in f.message for f in sure)
 
@@ -287,3 +287,29 @@ def test_a_stream_site_file_is_read_inside_stream() -> None:
     assert not _rules(findings, "V-context") and not _rules(findings, "V-args")
     # Read as http, its server-level proxy_pass would be misplaced.
     assert _rules(analyze(parse_text(STREAM_SITE, "dns.conf", "http")).findings, "V-context")
+
+
+TLS_SITE = (
+    "server {\n    listen 443 ssl;\n    server_name a.example.net;\n"
+    "    ssl_certificate /c.pem;\n    ssl_certificate_key /c.key;\n}\n"
+)
+
+
+def test_an_inherited_setting_missing_from_a_site_file_is_undecided_wherever_anchored() -> None:
+    # S-hsts anchors on the server (a real line); nginx.conf may still add the header at http.
+    [alone] = _rules(analyze(parse_text(TLS_SITE, "a.conf", "auto")).findings, "S-hsts")
+    assert alone.line == 1 and "undecided" in alone.message
+    whole = analyze(parse_text("events {}\nhttp {\n" + TLS_SITE + "}\n")).findings
+    [seen] = _rules(whole, "S-hsts")
+    assert "undecided" not in seen.message
+
+
+def test_a_per_location_rule_in_a_site_file_keeps_its_severity() -> None:
+    text = (
+        "upstream app {\n    server 127.0.0.1:3000;\n    keepalive 8;\n}\n"
+        "server {\n    listen 80;\n    location / {\n        proxy_pass http://app;\n"
+        "    }\n}\n"
+    )
+    found = _rules(analyze(parse_text(text, "app.conf", "auto")).findings, "K-upstream-http11")
+    assert found and all(f.severity == Severity.WARNING for f in found)
+    assert all("undecided" not in f.message for f in found)
