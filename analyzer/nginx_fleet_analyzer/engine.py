@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nginx_fleet_analyzer import anchors
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
-from nginx_fleet_analyzer.findings import Finding, number_alike
-from nginx_fleet_analyzer.model import ParsedConfig
-from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules
+from nginx_fleet_analyzer.findings import Finding, Severity, number_alike
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
 from nginx_fleet_analyzer.scoring import Muted, Score, score
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True, frozen=True)
@@ -50,7 +47,10 @@ def _run(check: Rule, context: RuleContext) -> tuple[list[Finding], RuleFailure 
     try:
         return list(check.check(context)), None
     except Exception as exc:  # a buggy rule must not hide the other rules' findings
-        log.exception("rule %s failed", check.id)
+        # Imported here: logging costs the command line's start and is needed only now.
+        import logging
+
+        logging.getLogger(__name__).exception("rule %s failed", check.id)
         return [], RuleFailure(check.id, f"{type(exc).__name__}: {exc}")
 
 
@@ -66,12 +66,153 @@ def analyze(
     context = RuleContext(config=config, facts=facts, metrics=metrics)
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
+    chosen = rules if rules is not None else all_rules()
     with anchors.memo():
-        for check in rules if rules is not None else all_rules():
+        for check in chosen:
             found, failure = _run(check, context)
             findings.extend(found)
             if failure is not None:
                 failures.append(failure)
+        if any(check.id == UNRESOLVED_RULE for check in chosen):
+            findings.extend(unresolved_findings(config))
+    findings = soften_unseen(config, findings)
     findings.sort(key=lambda f: (f.file, f.line, f.rule))
     findings = number_alike(findings)
     return Report(findings=findings, score=score(findings, muted), failures=failures)
+
+
+# Unresolved includes are reported under V-unknown: what the included file holds is unknown to
+# the analysis. Not V-args: the include itself is well formed, and nginx accepted it (a dump).
+UNRESOLVED_RULE = "V-unknown"
+# Blocks that never appear in a file read in http, server or location context.
+_UNSEEN_BLOCKS = frozenset({"main", "events"})
+# Rules whose 'add' fixes supply a setting that inner blocks inherit: in a file read alone, the
+# unseen nginx.conf may set it at http level, wherever the rule anchors the fix. Not the list
+# rules (allow/deny, add_header inheritance) nor per-location ones (expires, upstream keepalive
+# headers), where a block's own lines decide.
+INHERITED_DEFAULT_RULES = frozenset(
+    {
+        "B-body-buffer",
+        "B-header-buffers",
+        "C-lock",
+        "C-stale",
+        "G-min-length",
+        "G-off",
+        "G-proxied",
+        "G-static",
+        "G-types",
+        "G-vary",
+        "K-client-timeouts",
+        "K-requests",
+        "K-reset",
+        "K-timeout",
+        "L-buffer",
+        "L-fields",
+        "S-hsts",
+        "S-session-cache",
+        "S-session-timeout",
+        "S-tickets",
+        "T-nodelay",
+        "T-open-file-cache",
+        "T-sendfile",
+        "W-connections",
+        "W-multi-accept",
+        "W-nofile",
+        "W-processes",
+        "X-tokens",
+    }
+)
+
+
+def unresolved_findings(config: ParsedConfig) -> list[Finding]:
+    """One finding per include whose files were not read: warning in a dump, else info."""
+    reporter = get_rule(UNRESOLVED_RULE)
+    found: list[Finding] = []
+    for item in config.unresolved:
+        pattern = item.include.args[0]
+        if config.from_dump:
+            message = f'include "{pattern}": {item.reason}, so what it holds is not analysed'
+        else:
+            message = (
+                f'include "{pattern}" is not resolved from this file ({item.reason}), '
+                "so what it holds is not analysed"
+            )
+        found.append(
+            reporter.finding(
+                at=item.include,
+                message=message,
+                evidence={"include": pattern, "reason": item.reason, "unresolved": True},
+                severity=Severity.WARNING if config.from_dump else Severity.INFO,
+            )
+        )
+    return found
+
+
+def soften_unseen(config: ParsedConfig, findings: list[Finding]) -> list[Finding]:
+    """Findings that may be settled by a file the analysis did not see become info, with a note.
+
+    Two causes: a file read alone (a site file) has its main/http settings in the unseen
+    nginx.conf, so a finding anchored on the stand-in blocks (line 0), fixed in main/events or
+    adding an inherited setting (INHERITED_DEFAULT_RULES) is undecided; and a setting a fix
+    would add to a block may come from an unresolved include in force there.
+    """
+    covered = _blocks_under_unresolved(config)
+    out: list[Finding] = []
+    for finding in findings:
+        note = _unseen_note(config, finding, covered)
+        if note is None:
+            out.append(finding)
+            continue
+        out.append(
+            replace(
+                finding,
+                severity=Severity.INFO,
+                message=f"{finding.message} (undecided: {note})",
+                evidence={**finding.evidence, "undecided": note},
+            )
+        )
+    return out
+
+
+def _unseen_note(
+    config: ParsedConfig, finding: Finding, covered: dict[tuple[str, int], Directive]
+) -> str | None:
+    if finding.evidence.get("unresolved") is True:
+        return None
+    fix = finding.fix
+    if config.partial and (
+        finding.line == 0
+        or (fix is not None and (fix.line == 0 or fix.context in _UNSEEN_BLOCKS))
+        or (fix is not None and fix.action == "add" and finding.rule in INHERITED_DEFAULT_RULES)
+    ):
+        return (
+            f"{config.main_file} was read alone, as if included in {config.context} context; "
+            "the nginx.conf that includes it may set this"
+        )
+    if fix is not None and fix.action == "add":
+        include = covered.get((fix.file, fix.line))
+        if include is not None:
+            return (
+                f'the include "{include.args[0]}" at {include.file}:{include.line} '
+                "was not read and may set this"
+            )
+    return None
+
+
+def _blocks_under_unresolved(config: ParsedConfig) -> dict[tuple[str, int], Directive]:
+    """(file, line) of every block an unresolved include is in force in, with that include."""
+    # The first unresolved include of each block speaks for it: each block is walked once.
+    by_block: dict[int, tuple[Directive | None, Directive]] = {}
+    for item in config.unresolved:
+        parent = item.include.parent
+        by_block.setdefault(id(parent), (parent, item.include))
+    covered: dict[tuple[str, int], Directive] = {}
+    for parent, include in by_block.values():
+        blocks = (
+            [node for node in config.walk() if node.block is not None]
+            if parent is None
+            else [parent, *(node for node in parent.walk() if node.block is not None)]
+        )
+        for block in blocks:
+            covered.setdefault((block.file, block.line), include)
+    return covered

@@ -2,20 +2,86 @@
 
 from __future__ import annotations
 
-import glob
+import os
 import posixpath
-from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from fnmatch import fnmatchcase
 
+from nginx_fleet_analyzer.context import CONTEXTS, detect_context, wrap
 from nginx_fleet_analyzer.dump import is_dump, split_dump
-from nginx_fleet_analyzer.model import ConfigFile, Directive, ParsedConfig, ParseError
-from nginx_fleet_analyzer.parser import STRUCTURE, SYNTAX, FileTree, parse_file_text
+from nginx_fleet_analyzer.model import ConfigFile, Directive, ParsedConfig, ParseError, Unresolved
+from nginx_fleet_analyzer.parser import STRUCTURE, FileTree, parse_file_text
 
+# The command line imports this module: pathlib and glob are left out (or imported when a
+# glob is met) to keep its start fast.
 _GLOB_CHARS = frozenset("*?[")
 # Deeper include nesting than this is a loop nginx would also fail on.
 _MAX_INCLUDE_DEPTH = 32
+# `context=` values: one of CONTEXTS, or AUTO to read it from the file's top-level directives.
+AUTO = "auto"
 
-Finder = Callable[[str], list[str]]
+
+def _is_glob(pattern: str) -> bool:
+    return bool(_GLOB_CHARS.intersection(pattern))
+
+
+class _Source:
+    """Where included files come from; this base knows no file but the one given."""
+
+    def find(self, pattern: str) -> list[str]:
+        """Paths of the files an include pattern names, in the order nginx reads them."""
+        return []
+
+    def missing(self, pattern: str) -> str | None:
+        """Why an include that matched nothing is not analysed; None when nothing is missed."""
+        return "only this file was given"
+
+
+class _DumpSource(_Source):
+    """The files of an `nginx -T` dump: every file nginx read is in it."""
+
+    def __init__(self, bodies: dict[str, str]) -> None:
+        self.bodies = bodies
+
+    def find(self, pattern: str) -> list[str]:
+        return _match_paths(pattern, self.bodies)
+
+    def missing(self, pattern: str) -> str | None:
+        # nginx accepts a pattern matching no file; a plain path it read would be in the dump.
+        return None if _is_glob(pattern) else "not in the dump"
+
+
+class _DiskSource(_Source):
+    """Files on disk, relative paths tried against each base directory in turn."""
+
+    def __init__(self, bases: list[str], bodies: dict[str, str]) -> None:
+        self.bases = bases
+        self.bodies = bodies
+
+    def _candidates(self, pattern: str) -> list[str]:
+        if posixpath.isabs(pattern):
+            return [pattern]
+        return [posixpath.normpath(posixpath.join(base, pattern)) for base in self.bases]
+
+    def find(self, pattern: str) -> list[str]:
+        for full in self._candidates(pattern):
+            if not _is_glob(full):
+                if full in self.bodies or os.path.isfile(full):
+                    return [full]
+                continue
+            import glob
+
+            found = sorted(p for p in glob.glob(full) if os.path.isfile(p))
+            if found:
+                return found
+        return []
+
+    def missing(self, pattern: str) -> str | None:
+        if not _is_glob(pattern):
+            return "no such file"
+        # An existing directory without matches is a legal empty include (conf.d/*.conf).
+        if any(os.path.isdir(posixpath.dirname(full)) for full in self._candidates(pattern)):
+            return None
+        return "no such directory"
 
 
 def parse_dump(text: str) -> ParsedConfig:
@@ -25,43 +91,48 @@ def parse_dump(text: str) -> ParsedConfig:
         return parse_text(text, "nginx.conf")
     trees = {path: parse_file_text(body, path) for path, body in sections}
     bodies = dict(sections)
-
-    def find(pattern: str) -> list[str]:
-        return _match_paths(pattern, bodies)
-
-    return _assemble(bodies, trees, find, report_missing=True)
+    config = _assemble(bodies, trees, _DumpSource(bodies), "main")
+    config.from_dump = True
+    return config
 
 
-def parse_text(text: str, path: str = "nginx.conf") -> ParsedConfig:
-    """Parse a single file's text; its includes stay unresolved (no other file is known)."""
+def parse_text(text: str, path: str = "nginx.conf", context: str = "main") -> ParsedConfig:
+    """Parse a single file's text read in `context` (or AUTO); its includes stay unresolved."""
     trees = {path: parse_file_text(text, path)}
-    return _assemble({path: text}, trees, lambda _pattern: [], report_missing=False)
+    return _assemble({path: text}, trees, _Source(), _context(context, trees[path]))
 
 
-def parse_auto(text: str, path: str = "nginx.conf") -> ParsedConfig:
+def parse_auto(text: str, path: str = "nginx.conf", context: str = AUTO) -> ParsedConfig:
     """Parse `text` as a dump when it has dump headers, else as one file named `path`."""
-    return parse_dump(text) if is_dump(text) else parse_text(text, path)
+    return parse_dump(text) if is_dump(text) else parse_text(text, path, context)
 
 
-def parse_path(path: str | Path) -> ParsedConfig:
-    """Parse a dump file, or a config file on disk together with the files it includes."""
-    main = Path(path)
-    text = read_text(main.read_bytes())
+def parse_path(path: str | os.PathLike[str], context: str = AUTO) -> ParsedConfig:
+    """Parse a dump file, or a config file on disk together with the files it includes.
+
+    A file read in a context other than main (a site file, a snippet) resolves relative
+    includes against its own directory, then the one above it (the config directory of
+    `sites-enabled/` or `conf.d/`): nginx resolves them against its prefix, unknown here.
+    """
+    main_name = os.fspath(path)
+    text = read_text(_read(main_name))
     if is_dump(text):
         return parse_dump(text)
-    main_name = str(main)
     bodies: dict[str, str] = {main_name: text}
     trees: dict[str, FileTree] = {main_name: parse_file_text(text, main_name)}
+    chosen = _context(context, trees[main_name])
     base = posixpath.dirname(main_name)
+    bases = [base]
+    if chosen != "main" and base not in ("", ".", "/"):
+        bases.append(posixpath.dirname(base) or ".")
+    source = _DiskSource(bases, bodies)
+    _load_includes(trees[main_name].directives, source, bodies, trees, depth=0)
+    return _assemble(bodies, trees, source, chosen)
 
-    def find(pattern: str) -> list[str]:
-        full = pattern if posixpath.isabs(pattern) else posixpath.join(base, pattern)
-        if not _GLOB_CHARS.intersection(full):
-            return [full] if full in bodies or Path(full).is_file() else []
-        return sorted(p for p in glob.glob(full) if Path(p).is_file())
 
-    _load_includes(trees[main_name].directives, find, bodies, trees, depth=0)
-    return _assemble(bodies, trees, find, report_missing=True)
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def read_text(data: bytes) -> str:
@@ -69,9 +140,17 @@ def read_text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _context(wanted: str, tree: FileTree) -> str:
+    if wanted == AUTO:
+        return detect_context(tree.directives)
+    if wanted not in CONTEXTS:
+        raise ValueError(f"context must be one of {', '.join(CONTEXTS)} or {AUTO}: {wanted!r}")
+    return wanted
+
+
 def _load_includes(
     nodes: list[Directive],
-    find: Finder,
+    source: _Source,
     bodies: dict[str, str],
     trees: dict[str, FileTree],
     depth: int,
@@ -81,14 +160,14 @@ def _load_includes(
         return
     for node in nodes:
         if node.block:
-            _load_includes(node.block, find, bodies, trees, depth)
+            _load_includes(node.block, source, bodies, trees, depth)
         if node.name != "include" or len(node.args) != 1:
             continue
-        for path in find(node.args[0]):
+        for path in source.find(node.args[0]):
             if path in bodies:
                 continue
             try:
-                text = read_text(Path(path).read_bytes())
+                text = read_text(_read(path))
             except OSError as exc:
                 trees.setdefault(path, FileTree()).errors.append(
                     ParseError(node.file, node.line, node.column, f"cannot read {path}: {exc}")
@@ -96,7 +175,7 @@ def _load_includes(
                 continue
             bodies[path] = text
             trees[path] = parse_file_text(text, path)
-            _load_includes(trees[path].directives, find, bodies, trees, depth + 1)
+            _load_includes(trees[path].directives, source, bodies, trees, depth + 1)
 
 
 def _match_paths(pattern: str, bodies: dict[str, str]) -> list[str]:
@@ -104,30 +183,30 @@ def _match_paths(pattern: str, bodies: dict[str, str]) -> list[str]:
     main = next(iter(bodies))
     full = pattern if posixpath.isabs(pattern) else posixpath.join(posixpath.dirname(main), pattern)
     full = posixpath.normpath(full)
-    if not _GLOB_CHARS.intersection(full):
+    if not _is_glob(full):
         return [full] if full in bodies else []
-    wanted = PurePosixPath(full)
-    hidden_ok = PurePosixPath(full).name.startswith(".")
+    wanted = full.split("/")
+    hidden_ok = wanted[-1].startswith(".")
     return sorted(
-        path
-        for path in bodies
-        if path.startswith("/") == full.startswith("/")
-        and len(PurePosixPath(path).parts) == len(wanted.parts)
-        and (hidden_ok or not PurePosixPath(path).name.startswith("."))
-        and PurePosixPath(path).match(full)
+        path for path in bodies if _glob_match(path.split("/"), wanted, hidden_ok=hidden_ok)
     )
+
+
+def _glob_match(parts: list[str], wanted: list[str], *, hidden_ok: bool) -> bool:
+    """glob(3) on split paths: same depth, each part matched alone, dot files only by a dot."""
+    if len(parts) != len(wanted) or (not hidden_ok and parts[-1].startswith(".")):
+        return False
+    return all(fnmatchcase(part, pattern) for part, pattern in zip(parts, wanted, strict=True))
 
 
 class _Resolver:
     """Copies each file's tree into one tree, putting included files in place of includes."""
 
-    def __init__(
-        self, trees: dict[str, FileTree], find: Finder, errors: list[ParseError], report: bool
-    ) -> None:
+    def __init__(self, trees: dict[str, FileTree], source: _Source) -> None:
         self.trees = trees
-        self.find = find
-        self.errors = errors
-        self.report_missing = report
+        self.source = source
+        self.errors: list[ParseError] = []
+        self.unresolved: list[Unresolved] = []
 
     def copy(
         self,
@@ -162,17 +241,11 @@ class _Resolver:
     def include(
         self, node: Directive, parent: Directive | None, chain: tuple[str, ...]
     ) -> list[Directive]:
-        paths = self.find(node.args[0])
-        if not paths and self.report_missing and not _GLOB_CHARS.intersection(node.args[0]):
-            self.errors.append(
-                ParseError(
-                    node.file,
-                    node.line,
-                    node.column,
-                    f'include "{node.args[0]}": no such file in the configuration',
-                    SYNTAX,
-                )
-            )
+        paths = self.source.find(node.args[0])
+        if not paths:
+            reason = self.source.missing(node.args[0])
+            if reason is not None:
+                self.unresolved.append(Unresolved(node, reason))
         out: list[Directive] = []
         for path in paths:
             tree = self.trees.get(path)
@@ -194,7 +267,7 @@ class _Resolver:
 
 
 def _assemble(
-    bodies: dict[str, str], trees: dict[str, FileTree], find: Finder, *, report_missing: bool
+    bodies: dict[str, str], trees: dict[str, FileTree], source: _Source, context: str
 ) -> ParsedConfig:
     errors: list[ParseError] = []
     for tree in trees.values():
@@ -204,6 +277,14 @@ def _assemble(
         for path, text in bodies.items()
     }
     main = next(iter(bodies))
-    resolver = _Resolver(trees, find, errors, report_missing)
-    root = resolver.copy(trees[main].directives, None, None, (main,))
-    return ParsedConfig(files=files, root=root, errors=errors)
+    resolver = _Resolver(trees, source)
+    root, inner = wrap(context, main, len(bodies[main]))
+    body = resolver.copy(trees[main].directives, inner, None, (main,))
+    if inner is None:
+        root = body
+    else:
+        inner.block = body
+    errors.extend(resolver.errors)
+    return ParsedConfig(
+        files=files, root=root, errors=errors, context=context, unresolved=resolver.unresolved
+    )

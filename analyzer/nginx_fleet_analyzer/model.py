@@ -155,6 +155,18 @@ class ParsedConfig:
     _root_by_name: dict[str, list[Directive]] | None = field(
         default=None, repr=False, compare=False
     )
+    # The context the main file was read in: 'main' for a whole config, else the block nginx
+    # would include it in ('http' for a site file, 'server' for a location snippet...).
+    context: str = "main"
+    # Includes whose files were not read (absent from the dump, or not found next to one file).
+    unresolved: list[Unresolved] = field(default_factory=list)
+    # Whether the text was an `nginx -T` dump (every file nginx read is in it).
+    from_dump: bool = False
+
+    @property
+    def partial(self) -> bool:
+        """Whether this is one file read alone in its context (its nginx.conf is not seen)."""
+        return self.context != "main"
 
     @property
     def main_file(self) -> str | None:
@@ -228,3 +240,12 @@ class ParsedConfig:
         """The verbatim source text of a directive (its byte span in its file)."""
         source = self.files.get(node.file)
         return source.text[node.start : node.end] if source is not None else ""
+
+
+@dataclass(slots=True, frozen=True)
+class Unresolved:
+    """An include whose files were not read, so what they hold is not analysed."""
+
+    include: Directive
+    # Why, for people: 'not in the dump', 'no such file', 'only this file was given'.
+    reason: str

@@ -63,11 +63,18 @@ def test_a_file_included_twice_appears_under_each_includer() -> None:
     assert all(h.file == "/etc/nginx/snippets/common.conf" for h in headers)
 
 
-def test_missing_plain_include_is_reported() -> None:
+def test_missing_plain_include_is_noted_not_a_parse_error() -> None:
     dump = "# configuration file /etc/nginx/nginx.conf:\ninclude /etc/nginx/gone.conf;\n\n"
     config = parse_dump(dump)
-    [error] = config.errors
-    assert error.line == 1 and "gone.conf" in error.message
+    assert config.errors == [] and config.from_dump
+    [missing] = config.unresolved
+    assert missing.include.line == 1 and missing.include.args == ["/etc/nginx/gone.conf"]
+    assert missing.reason == "not in the dump"
+
+
+def test_glob_include_matching_nothing_in_a_dump_is_legal() -> None:
+    dump = "# configuration file /etc/nginx/nginx.conf:\nhttp { include conf.d/*.conf; }\n\n"
+    assert parse_dump(dump).unresolved == []
 
 
 def test_include_loop_is_an_error_not_a_hang() -> None:

@@ -8,9 +8,9 @@ import sys
 def main() -> int:
     """Dispatch `analyze` to the standalone engine; every other command to `app.cli`."""
     if sys.argv[1:2] == ["analyze"]:
-        from nginx_fleet_analyzer.cli import main as analyze
+        from nginx_fleet_analyzer.cli import run
 
-        return analyze(sys.argv[2:], prog="nginx-fleet analyze")
+        run(sys.argv[2:], prog="nginx-fleet analyze")
     from app.cli import main as full
 
     return full()

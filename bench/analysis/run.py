@@ -5,28 +5,29 @@ dump), then times, in the same run, the median of several repetitions of:
   ours:       parse of the dump, parse of the files on disk, parse + all rules on the dump
   crossplane: crossplane.parse() of the files on disk
   gixy:       gixy's full audit of the files on disk
-crossplane and gixy come from PyPI into bench/.venv-analysis only (created when missing).
-Run from the repository root: .venv/bin/python bench/analysis/run.py
+crossplane and gixy (pinned, see peers.py) come from PyPI into bench/out/analysis/peers only
+(created when missing); without them (no network, --no-peers) ours is measured alone.
+The whole-process comparison on a 300-line file is whole_process.py.
+Run from the repository root: .venv/bin/python bench/analysis/run.py [--quick] [--no-peers]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from nginx_fleet_analyzer.engine import analyze
 from nginx_fleet_analyzer.loader import parse_dump, parse_path
+from peers import OUT, ensure_peers
+from peers import PYTHON as PEER_PYTHON
 
-BENCH = Path(__file__).resolve().parent.parent
-PEER_VENV = BENCH / ".venv-analysis"
-PEER_PYTHON = PEER_VENV / "bin" / "python"
-OUT = BENCH / "out" / "analysis"
 REPEATS = 7
+TARGET_SECONDS = 0.3
 SERVERS = 200
 
 MAIN = """user www-data;
@@ -115,11 +116,11 @@ def generate() -> tuple[Path, str, int]:
     return conf / "nginx.conf", dump, dump.count("\n")
 
 
-def median_seconds(action: Callable[[], object]) -> float:
-    """Median wall time of REPEATS calls (after one warm-up)."""
+def median_seconds(action: Callable[[], object], repeats: int = REPEATS) -> float:
+    """Median wall time of `repeats` calls (after one warm-up)."""
     action()
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         action()
         times.append(time.perf_counter() - start)
@@ -152,52 +153,52 @@ print(json.dumps({"crossplane_parse": median(cross), "gixy_audit": median(gixy),
 """
 
 
-def ensure_peers() -> None:
-    """Create the bench's own virtualenv with crossplane and gixy from PyPI when missing."""
-    if PEER_PYTHON.exists():
-        return
-    subprocess.run(["uv", "venv", str(PEER_VENV), "--python", sys.executable], check=True)
-    subprocess.run(
-        ["uv", "pip", "install", "--python", str(PEER_PYTHON), "crossplane", "gixy"], check=True
-    )
-
-
 def main() -> None:
     """Generate, measure and print the figures and ratios."""
-    ensure_peers()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2 runs each, for the harness test")
+    parser.add_argument("--no-peers", action="store_true", help="skip crossplane and gixy")
+    options = parser.parse_args()
+    repeats = 2 if options.quick else REPEATS
+    skipped = "--no-peers" if options.no_peers else ensure_peers()
     main_file, dump, lines = generate()
     config = parse_dump(dump)
     report = analyze(config)
     ours = {
-        "parse_dump": median_seconds(lambda: parse_dump(dump)),
-        "parse_files": median_seconds(lambda: parse_path(main_file)),
-        "analyze_dump": median_seconds(lambda: analyze(parse_dump(dump))),
+        "parse_dump": median_seconds(lambda: parse_dump(dump), repeats),
+        "parse_files": median_seconds(lambda: parse_path(main_file), repeats),
+        "analyze_dump": median_seconds(lambda: analyze(parse_dump(dump)), repeats),
     }
-    peers = json.loads(
-        subprocess.run(
-            [str(PEER_PYTHON), "-c", PEER_SCRIPT, str(main_file), str(REPEATS)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    )
     print(f"input: {lines} lines, {len(config.servers())} server blocks, {len(config.files)} files")
     print(f"ours: {len(report.findings)} findings, score {report.score.overall}")
-    print(f"gixy: {peers['gixy_findings']} findings")
-    print(f"median of {REPEATS} runs:")
+    peers = None
+    if skipped is None:
+        peers = json.loads(
+            subprocess.run(
+                [str(PEER_PYTHON), "-c", PEER_SCRIPT, str(main_file), str(repeats)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+        print(f"gixy: {peers['gixy_findings']} findings")
+    print(f"median of {repeats} runs, in process:")
     print(f"  ours parse (dump)          {ours['parse_dump'] * 1000:8.1f} ms")
     print(f"  ours parse (files on disk) {ours['parse_files'] * 1000:8.1f} ms")
-    print(f"  crossplane parse (files)   {peers['crossplane_parse'] * 1000:8.1f} ms")
+    if peers is not None:
+        print(f"  crossplane parse (files)   {peers['crossplane_parse'] * 1000:8.1f} ms")
     print(f"  ours parse + all rules     {ours['analyze_dump'] * 1000:8.1f} ms")
-    print(f"  gixy audit (files)         {peers['gixy_audit'] * 1000:8.1f} ms")
-    print("ratios:")
-    print(
-        f"  ours parse / crossplane parse: {ours['parse_files'] / peers['crossplane_parse']:.2f}x"
-    )
-    print(
-        f"  gixy audit / ours analysis:    {peers['gixy_audit'] / ours['analyze_dump']:.1f}x faster"
-    )
-    print(f"  target full analysis < 0.3 s:  {'met' if ours['analyze_dump'] < 0.3 else 'MISSED'}")
+    if peers is not None:
+        print(f"  gixy audit (files)         {peers['gixy_audit'] * 1000:8.1f} ms")
+        print("ratios:")
+        ratio = ours["parse_files"] / peers["crossplane_parse"]
+        print(f"  ours parse / crossplane parse: {ratio:.2f}x")
+        ratio = peers["gixy_audit"] / ours["analyze_dump"]
+        print(f"  gixy audit / ours analysis:    {ratio:.1f}x faster")
+    else:
+        print(f"crossplane, gixy: not measured ({skipped})")
+    met = "met" if ours["analyze_dump"] < TARGET_SECONDS else "NOT MET"
+    print(f"target full analysis < {TARGET_SECONDS} s: {met}")
 
 
 if __name__ == "__main__":
