@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,16 +128,37 @@ def test_site_file_alone_has_no_false_errors(case: Case, tmp_path: Path) -> None
     assert report.failures == []
 
 
+def _cli(target: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CLI), str(target), "--format", "json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cli_runs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[tuple[str, str], subprocess.CompletedProcess[str]]:
+    """The console script on every config's main file and site file, a few processes at a time."""
+    root = tmp_path_factory.mktemp("cli")
+    targets: dict[tuple[str, str], Path] = {}
+    for case in CASES:
+        prefix = root / case.name
+        install(case, prefix, root / "certs")
+        targets[(case.name, "main")] = prefix / "nginx.conf"
+        targets[(case.name, "site")] = prefix / case.site_file
+    # Each run is mostly interpreter start-up; overlapping them keeps the suite quick.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(zip(targets, pool.map(_cli, targets.values()), strict=True))
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES])
 @pytest.mark.parametrize("which", ["main", "site"])
-def test_cli_on_single_files(case: Case, which: str, tmp_path: Path) -> None:
+def test_cli_on_single_files(
+    case: Case, which: str, cli_runs: dict[tuple[str, str], subprocess.CompletedProcess[str]]
+) -> None:
     """The console script on the main file (with its includes) or a site file alone gives JSON."""
-    install(case, tmp_path / "etc", tmp_path / "certs")
-    target = tmp_path / "etc" / ("nginx.conf" if which == "main" else case.site_file)
-    done = subprocess.run(
-        [str(CLI), str(target), "--format", "json"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = cli_runs[(case.name, which)]
     assert done.returncode in (0, 1), done.stderr
     report = json.loads(done.stdout)
     assert report["failures"] == []
