@@ -30,6 +30,9 @@ MODULE_PACKAGES = {
     "ngx_http_lua_module.so": "libnginx-mod-http-lua",
 }
 _LOAD_MODULE = re.compile(r"^\s*load_module\s+(\S+?);", re.MULTILINE)
+# Data files a module reads at start-up, and the Debian package that ships them.
+_DATA_FILE = re.compile(r"^\s*geoip_(?:country|city|org)\s+(\S+?);", re.MULTILINE)
+DATA_PACKAGE = "geoip-database"
 # Findings at these levels are compared exactly; infos only when an entry names them.
 COMPARED = frozenset({"error", "warning"})
 
@@ -108,14 +111,17 @@ def all_cases() -> list[Case]:
 
 
 def missing_modules(root: Path) -> list[str]:
-    """apt packages of `load_module` targets the host lacks."""
+    """apt packages of `load_module` targets and module data files the host lacks."""
     missing = []
     for conf in root.rglob("*"):
         if not conf.is_file() or conf.name == "expected.toml":
             continue
-        for target in _LOAD_MODULE.findall(conf.read_text(errors="replace")):
+        text = conf.read_text(errors="replace")
+        for target in _LOAD_MODULE.findall(text):
             if not Path(target).is_file():
                 missing.append(MODULE_PACKAGES.get(Path(target).name, Path(target).name))
+        if any(not Path(data).is_file() for data in _DATA_FILE.findall(text)):
+            missing.append(DATA_PACKAGE)
     return sorted(set(missing))
 
 

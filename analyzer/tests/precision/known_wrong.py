@@ -15,6 +15,8 @@ _GIXY = "security-linter classes not implemented yet"
 _SINGLE = "a site file alone is parsed at main level; its includes are errors, not notes"
 
 KNOWN_WRONG: dict[str, str] = {
+    "findings/alpine-default": f"{_EFFECTIVE}; {_SERVES}; {_FACTS}",
+    "findings/geoip-shop": _DYNAMIC,
     "findings/chat-mattermost": "speculative cache sizing; websocket location held to pool rules",
     "findings/debian-certbot-sites": f"{_EFFECTIVE}; {_FACTS}",
     "findings/debian-default": f"{_EFFECTIVE}; {_FACTS}",
@@ -30,6 +32,7 @@ KNOWN_WRONG: dict[str, str] = {
     "findings/nextcloud": _TABLE,
     "findings/stream-proxy": _SERVES,
     "findings/video-streaming": _TABLE,
+    "errors/alpine-default": _EFFECTIVE,
     "errors/debian-certbot-sites": _EFFECTIVE,
     "errors/debian-default": _EFFECTIVE,
     "errors/mail-proxy": _TABLE,
@@ -38,11 +41,13 @@ KNOWN_WRONG: dict[str, str] = {
     **{
         f"site/{name}": _SINGLE
         for name in (
+            "alpine-default",
             "caching-proxy",
             "chat-mattermost",
             "debian-certbot-sites",
             "debian-default",
             "docker-registry",
+            "geoip-shop",
             "grafana-subpath",
             "h5bp-headers",
             "headers-more",
