@@ -6,9 +6,10 @@ import re
 import shutil
 import subprocess
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from nginx_fleet_analyzer import parse_dump, parse_path
 from nginx_fleet_analyzer.engine import Report, analyze
@@ -76,12 +77,35 @@ class Case:
     site_file: str
     expected: list[Expectation] = field(default_factory=list)
     allowed_info: frozenset[str] = frozenset()
+    # Host facts as the agent sends them, and what is expected once they are known.
+    facts: dict[str, object] | None = None
+    expected_with_facts: list[Expectation] = field(default_factory=list)
+
+    def with_facts(self) -> Case:
+        """The same config judged against its expectations with host facts."""
+        return replace(self, expected=self.expected_with_facts)
 
 
 def load_case(root: Path) -> Case:
     """Read `expected.toml` of one config directory."""
     data = tomllib.loads((root / "expected.toml").read_text())
-    expected = [
+    with_facts = data.get("with_facts", {})
+    return Case(
+        name=root.name,
+        root=root,
+        accepted=data.get("accepted", True),
+        real_problem=data.get("real_problem", False),
+        site_file=data["site_file"],
+        expected=_expectations(data),
+        allowed_info=frozenset(data.get("allowed_info", [])),
+        facts=with_facts.get("facts"),
+        expected_with_facts=_expectations(with_facts),
+    )
+
+
+def _expectations(table: dict[str, Any]) -> list[Expectation]:
+    """The `expect` (required) and `allow` (judgment call) entries of a table."""
+    return [
         Expectation(
             rule=item["rule"],
             severity=item["severity"],
@@ -92,17 +116,8 @@ def load_case(root: Path) -> Case:
             optional=optional,
         )
         for key, optional in (("expect", False), ("allow", True))
-        for item in data.get(key, [])
+        for item in table.get(key, [])
     ]
-    return Case(
-        name=root.name,
-        root=root,
-        accepted=data.get("accepted", True),
-        real_problem=data.get("real_problem", False),
-        site_file=data["site_file"],
-        expected=expected,
-        allowed_info=frozenset(data.get("allowed_info", [])),
-    )
 
 
 def all_cases() -> list[Case]:
@@ -167,9 +182,25 @@ def nginx_version() -> tuple[int, int, int] | None:
     return parse_version(run.stderr)
 
 
-def analyse_dump(dump: str) -> Report:
-    """The engine on the real dump, with the nginx version as the only host fact."""
-    return analyze(parse_dump(dump), HostFacts(nginx_version=nginx_version()))
+@cache
+def nginx_build() -> dict[str, object]:
+    """What the agent reports about the nginx under test: version and configure arguments."""
+    run = subprocess.run([NGINX, "-V"], capture_output=True, text=True, check=False)
+    facts: dict[str, object] = {}
+    for line in run.stderr.splitlines():
+        if line.startswith("nginx version:"):
+            facts["nginx_version"] = line.partition(":")[2].strip()
+        elif line.startswith("configure arguments:"):
+            facts["nginx_configure_args"] = line.partition(":")[2].strip()
+    return facts
+
+
+def analyse_dump(dump: str, facts: dict[str, object] | None = None) -> Report:
+    """The engine on the real dump: with the nginx version only, or the build and `facts`."""
+    if facts is None:
+        return analyze(parse_dump(dump), HostFacts(nginx_version=nginx_version()))
+    host = HostFacts.from_dict({**nginx_build(), **facts})
+    return analyze(parse_dump(dump), host)
 
 
 def analyse_files(main: Path) -> Report:

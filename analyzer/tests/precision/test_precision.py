@@ -36,6 +36,8 @@ class Run:
     prefix: Path
     test: subprocess.CompletedProcess[str]
     findings: list[dict[str, object]]
+    # With the host facts of expected.toml's [with_facts] (None when it has none).
+    findings_with_facts: list[dict[str, object]] | None = None
 
 
 _RUNS: dict[str, Run] = {}
@@ -60,21 +62,25 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         prefix.rmdir()
         install(case, prefix, base / "precision-certs")
         test = nginx(prefix, "-t")
+        with_facts = None
         if test.returncode == 0:
             dump = nginx(prefix, "-T")
             assert dump.returncode == 0, dump.stderr
             report = analyse_dump(dump.stdout)
+            if case.facts is not None:
+                with_facts = relative(analyse_dump(dump.stdout, case.facts), prefix)
         else:
             report = analyse_files(prefix / "nginx.conf")
-        findings = relative(report, prefix)
-        _RUNS[case.name] = Run(prefix, test, findings)
+        _RUNS[case.name] = Run(prefix, test, relative(report, prefix), with_facts)
     return _RUNS[case.name]
 
 
-def _cases(kind: str) -> list[object]:
+def _cases(kind: str, *, with_facts: bool = False) -> list[object]:
     """Parameters of one test kind, strict xfail where KNOWN_WRONG lists the config."""
     params: list[object] = []
     for case in CASES:
+        if with_facts and case.facts is None:
+            continue
         reason = KNOWN_WRONG.get(f"{kind}/{case.name}")
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         params.append(pytest.param(case, id=case.name, marks=marks))
@@ -113,6 +119,15 @@ def test_expected_findings(run: Run, request: pytest.FixtureRequest) -> None:
     """Errors and warnings are exactly the ones an expert expects."""
     case: Case = request.node.callspec.params["run"]
     problems = compare(case, run.findings)
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("run", _cases("facts", with_facts=True), indirect=True)
+def test_expected_findings_with_host_facts(run: Run, request: pytest.FixtureRequest) -> None:
+    """Given the CPU count, fd limit and memory, facts-dependent rules speak up (or stay quiet)."""
+    case: Case = request.node.callspec.params["run"]
+    assert run.findings_with_facts is not None
+    problems = compare(case.with_facts(), run.findings_with_facts)
     assert problems == [], "\n".join(problems)
 
 
