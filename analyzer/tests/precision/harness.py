@@ -177,7 +177,9 @@ def nginx(prefix: Path, *flags: str) -> subprocess.CompletedProcess[str]:
 
 @cache
 def nginx_version() -> tuple[int, int, int] | None:
-    """The version of the nginx under test (what the agent would report)."""
+    """The version of the nginx under test (what the agent would report); None without nginx."""
+    if not Path(NGINX).is_file():
+        return None
     run = subprocess.run([NGINX, "-v"], capture_output=True, text=True, check=False)
     return parse_version(run.stderr)
 
