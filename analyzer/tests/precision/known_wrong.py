@@ -33,6 +33,7 @@ KNOWN_WRONG: dict[str, str] = {
     "findings/nested-http-rejected": _FACTS,
     "findings/nextcloud": _TABLE,
     "findings/stream-proxy": _SERVES,
+    "findings/uwsgi-ssi-dav": _TABLE,
     "findings/video-streaming": _TABLE,
     "facts/debian-default": _EFFECTIVE,
     "facts/headers-more": _DYNAMIC,
@@ -45,6 +46,7 @@ KNOWN_WRONG: dict[str, str] = {
     "errors/debian-default": _EFFECTIVE,
     "errors/mail-proxy": _TABLE,
     "errors/nextcloud": _TABLE,
+    "errors/uwsgi-ssi-dav": _TABLE,
     "errors/video-streaming": _TABLE,
     **{
         f"site/{name}": _SINGLE
@@ -77,6 +79,7 @@ KNOWN_WRONG: dict[str, str] = {
             "sso-auth-request",
             "static-tls-hsts",
             "stream-proxy",
+            "uwsgi-ssi-dav",
             "video-streaming",
             "wordpress-microcache",
         )
