@@ -13,6 +13,7 @@ _FACTS = "facts-dependent rule above info without host facts"
 _EFFECTIVE = "judged by lines, not by the effective value a TLS server or location runs with"
 _SERVES = "a server that serves no text (returns, internal proxy) treated as serving text"
 _GIXY = "security-linter classes not implemented yet"
+_RECALL = "a real problem the engine does not see"
 _SINGLE = "a site file alone is parsed at main level; its includes are errors, not notes"
 
 KNOWN_WRONG: dict[str, str] = {
@@ -32,6 +33,7 @@ KNOWN_WRONG: dict[str, str] = {
     "findings/mail-proxy": f"{_TABLE}; {_SERVES}",
     "findings/nested-http-rejected": _FACTS,
     "findings/nextcloud": _TABLE,
+    "findings/socketio-chat": _RECALL,
     "findings/stream-proxy": _SERVES,
     "findings/uwsgi-ssi-dav": _TABLE,
     "findings/video-streaming": _TABLE,
@@ -58,6 +60,7 @@ KNOWN_WRONG: dict[str, str] = {
             "debian-certbot-sites",
             "debian-default",
             "docker-registry",
+            "docs-static",
             "geoip-shop",
             "grafana-subpath",
             "h5bp-headers",
@@ -75,6 +78,7 @@ KNOWN_WRONG: dict[str, str] = {
             "php-laravel",
             "rails-puma",
             "rhel-default",
+            "socketio-chat",
             "spa-static",
             "sso-auth-request",
             "static-tls-hsts",
