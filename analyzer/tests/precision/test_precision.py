@@ -26,7 +26,10 @@ from tests.precision.harness import (
 from tests.precision.known_wrong import KNOWN_WRONG
 
 CASES = all_cases()
-CLI = Path(sys.executable).with_name("nginx-fleet-analyze")
+_SCRIPT = Path(sys.executable).with_name("nginx-fleet-analyze")
+# The console script of the installed engine; the module itself when it is not installed.
+CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "nginx_fleet_analyzer.cli"]
+KINDS = ("nginx", "errors", "findings", "facts", "site")
 
 
 @dataclass(slots=True)
@@ -92,6 +95,16 @@ def test_suite_is_large_enough() -> None:
     assert len(CASES) >= 18
 
 
+def test_known_wrong_names_real_tests() -> None:
+    """Every KNOWN_WRONG key is "<kind>/<config>" of an existing config, so none is dead."""
+    names = {case.name for case in CASES}
+    with_facts = {case.name for case in CASES if case.facts is not None}
+    for key in KNOWN_WRONG:
+        kind, _, name = key.partition("/")
+        assert kind in KINDS, key
+        assert name in (with_facts if kind == "facts" else names), key
+
+
 @pytest.mark.parametrize("run", _cases("nginx"), indirect=True)
 def test_real_nginx_verdict(run: Run, request: pytest.FixtureRequest) -> None:
     """nginx -t accepts each config (and rejects the ones written to be rejected)."""
@@ -145,7 +158,7 @@ def test_site_file_alone_has_no_false_errors(case: Case, tmp_path: Path) -> None
 
 def _cli(target: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(CLI), str(target), "--format", "json"],
+        [*CLI, str(target), "--format", "json"],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
