@@ -260,6 +260,18 @@ def has_docroot(scope: Directive) -> bool:
     return bool(scope.children("alias")) or value("root", scope).node is not None
 
 
+_LOOPBACK_HOSTS = ("127.", "[::1]", "localhost", "unix:")
+
+
+def local_only(server: Directive) -> bool:
+    """Whether a server listens on loopback addresses or unix sockets only (no remote client)."""
+    listens = server.children("listen")
+    # A server without `listen` listens on *:80 (or *:8000 when not root).
+    return bool(listens) and all(
+        d.args and d.args[0].lower().startswith(_LOOPBACK_HOSTS) for d in listens
+    )
+
+
 def tls_servers(config: ParsedConfig) -> list[Directive]:
     """http servers that speak TLS (`listen … ssl`, `listen … quic`, or the old `ssl on`)."""
     found = []

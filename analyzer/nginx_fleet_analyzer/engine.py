@@ -94,6 +94,7 @@ INHERITED_DEFAULT_RULES = frozenset(
     {
         "B-body-buffer",
         "B-header-buffers",
+        "C-key-host",
         "C-lock",
         "C-stale",
         "G-min-length",

@@ -285,3 +285,38 @@ def test_c_lock_unset_for_many_servers_is_one_finding_at_http() -> None:
     [finding] = run("C-lock", one_off)
     assert len(finding.evidence["places"]) == 11  # type: ignore[arg-type]
     assert run("C-lock", text.replace("http {\n", "http {\n    proxy_cache_lock on;\n", 1)) == []
+
+
+def test_c_zone_size_is_info_when_only_the_assumed_object_size_decides() -> None:
+    # 10m holds ~80,000 keys: too few for 3g of 32k objects, enough for objects above ~38k.
+    [finding] = run("C-zone-size", cached(" max_size=3g"))
+    assert finding.severity == "info" and "undecided" in finding.message
+    # 10g overflows 80,000 keys unless objects average over 128k: surely too small.
+    [sure] = run("C-zone-size", cached(" max_size=11g"))
+    assert sure.severity == "warning"
+
+
+MULTI = """events {}
+http {
+    proxy_cache_path /var/cache/nginx keys_zone=app:10m;
+    upstream backend { server 127.0.0.1:8080; }
+    server {
+        listen 80;
+        server_name %s;
+        location / {
+            proxy_cache app;
+            proxy_set_header Host $host;
+            proxy_pass http://backend;
+        }
+    }
+%s}
+"""
+
+
+def test_c_key_host_error_for_several_servers_warning_for_aliases_of_one() -> None:
+    other = MULTI.split("    server {", 1)[1].rsplit("}", 1)[0]
+    two_servers = MULTI % ("a.example", "    server {" + other.replace("%s", "b.example"))
+    [error] = run("C-key-host", two_servers)
+    assert error.severity == "error"
+    [alias] = run("C-key-host", MULTI % ("example.com www.example.com", ""))
+    assert alias.severity == "warning" and "aliases" in alias.message

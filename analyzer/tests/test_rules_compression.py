@@ -273,3 +273,24 @@ def test_g_off_ignores_grpc_only_servers() -> None:
     text = grpc.replace("    gzip on;\n", "") % "            deny all;"
     assert run("G-off", text) == []
     assert len(run("G-off", MIXED.replace("    gzip on;\n", "") % "")) == 1
+
+
+def test_g_off_ignores_internal_locations_and_loopback_only_servers() -> None:
+    only_404 = """events {}
+http {
+    server {
+        listen 80 default_server;
+        location / { return 404; }
+        location = /404.html { internal; }
+    }
+    server {
+        listen 127.0.0.1:9000;
+        location = /auth { proxy_pass http://127.0.0.1:9001; }
+    }
+}
+"""
+    assert run("G-off", only_404) == []
+    # The same endpoint reachable from the network does send text uncompressed.
+    public = only_404.replace("listen 127.0.0.1:9000;", "listen 9000;")
+    [finding] = run("G-off", public)
+    assert "location = /auth" in finding.message

@@ -292,3 +292,41 @@ def test_k_upstream_http11_own_header_lists_are_one_finding_once_the_version_is_
         'proxy_set_header Host $host;\n    proxy_set_header Connection "";',
     )
     assert run("K-upstream-http11", fixed) == []
+
+
+WEBSOCKET = """events {}
+http {
+    map $http_upgrade $connection_upgrade {
+        default upgrade;
+        ''      %s;
+    }
+    upstream app {
+        server 127.0.0.1:3000;
+        keepalive 16;
+    }
+    server {
+        listen 80;
+        location / {
+            proxy_pass http://app;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection %s;
+        }
+    }
+}
+"""
+
+
+def test_k_upstream_http11_fires_when_the_websocket_map_closes_plain_requests() -> None:
+    [finding] = run("K-upstream-http11", WEBSOCKET % ("close", "$connection_upgrade"))
+    assert 'sends "close"' in finding.message
+    # The fix goes to the map entry, not the header: upgrades must still send "upgrade".
+    assert finding.fix is not None
+    assert (finding.fix.line, finding.fix.args) == (5, [""])
+
+
+def test_k_upstream_http11_silent_with_an_empty_plain_value_or_an_upgrade_only_location() -> None:
+    assert run("K-upstream-http11", WEBSOCKET % ('""', "$connection_upgrade")) == []
+    # An always-upgraded websocket location: upgraded connections never go back to the pool.
+    assert run("K-upstream-http11", WEBSOCKET % ("close", '"upgrade"')) == []
+    assert run("K-upstream-http11", WEBSOCKET % ("close", "Upgrade")) == []

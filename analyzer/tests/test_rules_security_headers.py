@@ -92,7 +92,8 @@ http {
 }
 """
     [finding] = run("X-add-header-inherit", text)
-    assert (finding.severity, finding.line) == ("info", 3)
+    # One child drops the list: the finding sits at the child's own add_header, where the fix goes.
+    assert (finding.severity, finding.line) == ("info", 7)
 
 
 def test_inherit_if_in_location_drops_but_a_returning_preflight_does_not_count() -> None:
@@ -121,8 +122,14 @@ def test_inherit_fix_is_one_merge_line_on_new_nginx() -> None:
     assert (finding.fix.action, finding.fix.directive, finding.fix.line) == (
         "add",
         "add_header_inherit",
-        3,
+        8,
     )
+    assert finding.line == 9
+    # Several children: one merge line at the parent fixes them all.
+    two = body + "\n        location /img/ {\n            add_header X-Img 1;\n        }"
+    [finding] = run("X-add-header-inherit", site(two), facts=facts)
+    assert finding.fix is not None
+    assert (finding.fix.line, finding.line) == (3, 6)
 
 
 def test_multiline_fires_and_fix_joins_the_value() -> None:

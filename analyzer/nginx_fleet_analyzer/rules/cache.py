@@ -44,6 +44,8 @@ USE_STALE = ["error", "timeout", "updating", "http_500", "http_502", "http_503",
 # nginx's documented density of a keys zone; the mean object size is our assumption.
 KEYS_PER_MB = 8000
 ASSUMED_MEAN_OBJECT = 32 * 1024
+# Objects this large on average are rare: a zone too small even for them is surely too small.
+LARGE_MEAN_OBJECT = 128 * 1024
 CACHE_LOG_FIELDS = " ucs=$upstream_cache_status rt=$request_time urt=$upstream_response_time"
 MOSTLY_GET_200 = 0.8
 HIT_RATIO_FLOOR = 0.5
@@ -70,6 +72,11 @@ def cache_uses(config: ParsedConfig, prefix: str = "proxy") -> list[tuple[Direct
 def _forwards_host(location: Directive) -> bool:
     _, headers = entries("proxy_set_header", location)
     return any(h.args[:1] and h.args[0].lower() == "host" for h in headers)
+
+
+def _several_servers(uses: list[tuple[Directive, Directive]]) -> bool:
+    """Whether these cache uses sit in more than one server block (sites, not aliases)."""
+    return len({id(s) for loc, _ in uses if (s := server_of(loc)) is not None}) > 1
 
 
 def _shares_sites(uses: list[tuple[Directive, Directive]]) -> list[str]:
@@ -110,6 +117,7 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
                 key,
                 " ".join(key.args),
                 make_fix("set", "proxy_cache_key", HOST_KEY, key),
+                _several_servers(uses),
             )
             continue
         by_upstream: dict[str, list[tuple[Directive, Directive]]] = {}
@@ -125,18 +133,36 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
                 cache = same_upstream[0][1]
                 fix = make_fix("add", "proxy_cache_key", HOST_KEY, cache.parent or cache)
                 yield _key_finding(
-                    zone, sites, cache, "$scheme$proxy_host$request_uri (default)", fix
+                    zone,
+                    sites,
+                    cache,
+                    "$scheme$proxy_host$request_uri (default)",
+                    fix,
+                    _several_servers(same_upstream),
                 )
                 break
 
 
-def _key_finding(zone: str, sites: list[str], at: Directive, key: str, fix: Fix) -> Finding:
+def _key_finding(
+    zone: str, sites: list[str], at: Directive, key: str, fix: Fix, several_servers: bool
+) -> Finding:
+    # Names of one server block are usually aliases of one site: a shared entry leaks only when
+    # the upstream answers differently per forwarded Host, so that is a warning, not an error.
+    aliases = (
+        ""
+        if several_servers
+        else (
+            " (names of one server, often aliases of one site: a leak only if the upstream answers "
+            "differently per Host)"
+        )
+    )
     return get_rule("C-key-host").finding(
         at=at,
         directive="proxy_cache_key",
+        severity=None if several_servers else Severity.WARNING,
         message=(
             f"cache zone {zone} serves {', '.join(sites)} with proxy_cache_key {key}, which "
-            "has no $host: one site's cached pages can be served for another"
+            f"has no $host: one site's cached pages can be served for another{aliases}"
         ),
         evidence={"zone": zone, "server_names": sites, "proxy_cache_key": key},
         fix=fix,
@@ -283,6 +309,10 @@ def check_cache_zone_size(ctx: RuleContext) -> Iterator[Finding]:
             if keys >= objects:
                 continue
             needed_mb = math.ceil(objects / KEYS_PER_MB)
+            # The mean object size is assumed, not measured: only a zone too small even for
+            # large objects is surely too small; otherwise the real mean size decides.
+            sure = keys < max_bytes / LARGE_MEAN_OBJECT
+            breakeven = max_bytes / keys
             args = [
                 f"keys_zone={zone_name}:{needed_mb}m" if a.startswith("keys_zone=") else a
                 for a in node.args
@@ -293,12 +323,21 @@ def check_cache_zone_size(ctx: RuleContext) -> Iterator[Finding]:
                     f"keys_zone {zone_name}:{zone_text} holds about {keys:,.0f} keys but "
                     f"max_size={max_text} fits about {objects:,.0f} objects of "
                     f"{format_bytes(ASSUMED_MEAN_OBJECT)}: entries are evicted before they expire"
+                    + (
+                        ""
+                        if sure
+                        else " (undecided: only if the cached objects average under "
+                        f"{format_bytes(int(breakeven) // 1024 * 1024)}; their real mean size "
+                        "decides)"
+                    )
                 ),
+                severity=None if sure else Severity.INFO,
                 evidence={
                     "keys_zone_bytes": zone_bytes,
                     "max_size_bytes": max_bytes,
                     "keys_capacity": round(keys),
                     "assumed_mean_object_bytes": ASSUMED_MEAN_OBJECT,
+                    "overflows_below_mean_object_bytes": round(breakeven),
                 },
                 fix=make_fix(
                     "set",

@@ -8,6 +8,7 @@ from nginx_fleet_analyzer.effective import (
     Role,
     group,
     labels,
+    local_only,
     role,
     serving,
     subject,
@@ -22,6 +23,7 @@ from nginx_fleet_analyzer.rules._support import (
     is_on,
     make_fix,
     parse_size,
+    server_of,
     set_or_add,
 )
 
@@ -50,13 +52,20 @@ CPU_BOUND_PCT = 70.0
 
 
 def text_places(ctx: RuleContext) -> list[Directive]:
-    """Locations (or location-less servers) that send text: files or an upstream's answers."""
+    """Locations (or location-less servers) that send text: files or an upstream's answers.
+
+    Not `internal` locations (error pages and auth subrequests: small or never sent as they are)
+    nor servers only loopback clients reach (local auth and status endpoints): gzip saves
+    nothing worth a finding there.
+    """
     # gRPC and memcached answers are not text that gzip_types would match.
     binary = ("grpc_pass", "memcached_pass")
     return [
         place
         for place in serving(ctx.config, Role.FILES, Role.PASSES)
         if not any(place.children(name) for name in binary)
+        and not place.children("internal")
+        and not ((server := server_of(place)) is not None and local_only(server))
     ]
 
 

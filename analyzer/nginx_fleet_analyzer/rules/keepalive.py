@@ -140,8 +140,27 @@ def check_keepalive_requests(ctx: RuleContext) -> Iterator[Finding]:
 
 def _connection_header_ok(header: Directive) -> bool:
     value = header.args[1] if len(header.args) > 1 else ""
-    # A variable (websocket maps) is the operator's explicit choice.
-    return value == "" or "$" in value
+    # A literal "upgrade" marks a websocket-only location: upgraded connections never return to
+    # the pool, so the pool's rules do not apply there.
+    if value == "" or value.lower() in ("upgrade", "keep-alive"):
+        return True
+    # A websocket map whose plain-request value is "close" defeats the pool for every plain
+    # request; any other variable is the operator's explicit choice.
+    return "$" in value and _closing_map_entry(header) is None
+
+
+def _closing_map_entry(header: Directive) -> Directive | None:
+    """The `map` entry that makes this Connection header `close` (the docs' `'' close;`)."""
+    value = header.args[1] if len(header.args) > 1 else ""
+    if not value.startswith("$") or not value[1:].replace("_", "").isalnum():
+        return None
+    http = next((block for block in header.ancestors() if block.name == "http"), None)
+    for block in http.children("map") if http is not None else []:
+        if len(block.args) >= 2 and block.args[1] == value:
+            for entry in block.block or []:
+                if entry.args and entry.args[-1].lower() == "close":
+                    return entry
+    return None
 
 
 @rule("K-upstream-http11", Category.KEEPALIVE, Severity.WARNING)
@@ -206,8 +225,13 @@ def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
     missing: list[str] = []
     if not version_ok:
         missing.append("proxy_http_version 1.1")
+    closing = _closing_map_entry(connection) if connection is not None else None
     if not header_ok:
-        missing.append('proxy_set_header Connection ""')
+        missing.append(
+            f'an empty Connection header on plain requests (map {connection.args[1]} sends "close")'
+            if closing is not None and connection is not None
+            else 'proxy_set_header Connection ""'
+        )
     # The finding sits where its fix goes: the wrong version line, the one place, the one
     # shared header list, else the innermost block around every place.
     if not version_ok and version.node is not None:
@@ -220,6 +244,15 @@ def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
         anchor = common
     if not version_ok:
         fix = set_or_add("proxy_http_version", ["1.1"], version.node, common)
+    elif closing is not None:
+        fix = make_fix(
+            "set",
+            closing.name,
+            [""],
+            closing,
+            "plain requests then send an empty Connection header and reuse the pool; upgrades "
+            'still send "upgrade"',
+        )
     elif connection is not None:
         fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection)
     else:

@@ -57,9 +57,9 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
     nginx keeps a block's add_header list whole or not at all: a single own line, even
     `add_header X "";` (which sends nothing), drops the parent's list. A header the child
     repeats or blanks is its author's choice; the others are lost. An `if` that returns answers
-    with nginx's own short response and is not counted. One finding per parent list,
-    anchored there: the operator fixes the cause once (a shared include, or
-    `add_header_inherit merge;` from nginx 1.29.3) rather than once per location.
+    with nginx's own short response and is not counted. One finding per parent list, anchored
+    where the fix goes: in the one child that drops it, else at the parent, where one shared
+    include or `add_header_inherit merge;` (nginx 1.29.3) fixes every child at once.
     """
     # Keyed by place: a headers snippet included in many servers is one list to fix.
     drops: dict[tuple[str, int], _Drop] = {}
@@ -96,19 +96,22 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
     where = place_of(drop.parent)
     version = ctx.nginx_version
     fix: Fix
+    single = len(drop.children) == 1
     if version is not None and version >= _MERGE_SINCE and drop.parent is not None:
-        fix = make_fix("add", "add_header_inherit", ["merge"], drop.parent)
+        fix = make_fix(
+            "add", "add_header_inherit", ["merge"], first_block if single else drop.parent
+        )
     else:
         others = [b.label for b, _ in drop.children[1:]]
         note = "repeat the lost headers (or include one snippet) in " + ", ".join(
             [first_block.label, *others]
         )
         fix = make_fix("add", "add_header", first_lost[0].args, first_block, note)
-    first = drop.headers[0]
-    # Keyed by the parent block (where `add_header_inherit merge;` would go), so reordering
-    # its headers keeps a mute; shown at the list's first line.
+    # Keyed by the block the fix goes into, so reordering its headers keeps a mute; shown at
+    # that block's first header line.
+    first = first_block.children("add_header")[0] if single else drop.headers[0]
     return get_rule("X-add-header-inherit").finding(
-        at=drop.parent or first,
+        at=first_block if single else drop.parent or first,
         file=first.file,
         line=first.line,
         directive="add_header",
