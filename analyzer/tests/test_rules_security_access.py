@@ -188,3 +188,27 @@ def test_resolver_external_only_for_stapling_is_info() -> None:
     )
     [finding] = run("X-resolver-external", site(routed))
     assert finding.severity == "warning"
+
+
+RTMP = """events {}
+rtmp {
+    server {
+        listen 1935;
+        application live {
+            live on;
+%s
+        }
+    }
+}
+"""
+
+
+def test_allow_without_deny_reads_nginx_rtmp_access_lines() -> None:
+    # `allow play all` lets everyone play, as the default does: nothing is left open by it.
+    assert run("X-allow-without-deny", RTMP % "            allow play all;") == []
+    # Publishing limited to one network with no deny: every other address may publish too.
+    [finding] = run("X-allow-without-deny", RTMP % "            allow publish 10.0.0.0/8;")
+    assert "allows 10.0.0.0/8" in finding.message
+    assert finding.fix is not None and finding.fix.args == ["publish", "all"]
+    denied = "            allow publish 10.0.0.0/8;\n            deny publish all;"
+    assert run("X-allow-without-deny", RTMP % denied) == []

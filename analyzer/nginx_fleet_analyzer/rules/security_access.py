@@ -43,13 +43,13 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
         allows = [a for a in own(block, "allow") if a.args]
         if not allows or own(block, "deny") or own(block, "include"):
             continue
-        if any(a.args[:1] == ["all"] for a in allows):
+        if any(_address(a) == "all" for a in allows):
             continue
         satisfy = setting(ctx.config, "satisfy", block)
         if satisfy is not None and satisfy.args[:1] == ["any"] and _auth_in_force(ctx, block):
             continue
         parent_deny: Directive | None = next(
-            (d for scope in block.ancestors() for d in own(scope, "deny") if d.args[:1] == ["all"]),
+            (d for scope in block.ancestors() for d in own(scope, "deny") if _address(d) == "all"),
             None,
         )
         # Keyed by the block, where `deny all;` goes; shown at the first allow.
@@ -59,7 +59,7 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
             line=allows[0].line,
             directive="allow",
             message=(
-                f"{block.label} allows {', '.join(a.args[0] for a in allows)} but "
+                f"{block.label} allows {', '.join(_address(a) for a in allows)} but "
                 "denies nobody, so every other address is let in too"
                 + (
                     f" (the deny all on line {parent_deny.line} is not inherited by a block "
@@ -72,8 +72,24 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
                 "allow": [" ".join(a.args) for a in allows],
                 "parent_deny_all": parent_deny.line if parent_deny is not None else None,
             },
-            fix=make_fix("add", "deny", ["all"], block, "after the allow lines"),
+            fix=make_fix("add", "deny", _deny_all(allows[0]), block, "after the allow lines"),
         )
+
+
+# nginx-rtmp's access lists name the action first: `allow play 10.0.0.0/8;`.
+_RTMP_ACTIONS = ("play", "publish")
+
+
+def _address(node: Directive) -> str:
+    """The address an allow/deny line names (after nginx-rtmp's play/publish word)."""
+    if len(node.args) > 1 and node.args[0] in _RTMP_ACTIONS:
+        return node.args[1]
+    return node.args[0] if node.args else ""
+
+
+def _deny_all(allow: Directive) -> list[str]:
+    """`deny all` in the allow line's form (`deny play all` for nginx-rtmp)."""
+    return [allow.args[0], "all"] if _address(allow) != allow.args[0] else ["all"]
 
 
 def _leaves(node: Directive) -> bool:
