@@ -273,13 +273,20 @@ def local_only(server: Directive) -> bool:
 
 
 def tls_servers(config: ParsedConfig) -> list[Directive]:
-    """http servers that speak TLS (`listen … ssl`, `listen … quic`, or the old `ssl on`)."""
+    """http servers that speak TLS (`listen … ssl`, `listen … quic`, or the old `ssl on`).
+
+    Not a server with `ssl_reject_handshake on` (a catch-all for unknown SNI names): it ends
+    every handshake, so its protocols, ciphers, session cache and headers never reach a client.
+    """
     found = []
     for server in config.servers():
         listens = server.children("listen")
         ssl_listen = any("ssl" in d.args or "quic" in d.args for d in listens)
-        if ssl_listen or value("ssl", server).first == "on":
-            found.append(server)
+        if not (ssl_listen or value("ssl", server).first == "on"):
+            continue
+        if value("ssl_reject_handshake", server).first == "on":
+            continue
+        found.append(server)
     return found
 
 
