@@ -320,3 +320,26 @@ def test_c_key_host_error_for_several_servers_warning_for_aliases_of_one() -> No
     assert error.severity == "error"
     [alias] = run("C-key-host", MULTI % ("example.com www.example.com", ""))
     assert alias.severity == "warning" and "aliases" in alias.message
+
+
+UNUSED_ZONE = """events {}
+http {
+    proxy_cache_path /var/cache/nginx/pages levels=1:2 keys_zone=pages:10m;
+    server {
+        listen 80;
+        location / {
+            proxy_pass http://127.0.0.1:8080;
+%s
+        }
+    }
+}
+"""
+
+
+def test_c_observable_silent_when_no_location_caches_with_the_zone() -> None:
+    # A zone left over from an earlier setup: no cache runs, so no hit ratio to measure.
+    assert run("C-observable", UNUSED_ZONE % "") == []
+    assert run("C-observable", UNUSED_ZONE % "            proxy_cache off;") == []
+    # Once a location caches with it, the combined log cannot tell hits from misses.
+    [finding] = run("C-observable", UNUSED_ZONE % "            proxy_cache pages;")
+    assert finding.line == 3

@@ -359,6 +359,9 @@ def check_cache_observable(ctx: RuleContext) -> Iterator[Finding]:
         return
     formats = log_formats(config)
     places = [place for prefix in CACHING_PREFIXES for place, _ in cache_uses(config, prefix)]
+    if not places and not config.partial:
+        # A zone no location caches with has no hit ratio to measure.
+        return
     # The logs that matter are the ones written where the cache is used.
     used = (
         list(dict.fromkeys(name for place in places for name in formats_at(place)))
