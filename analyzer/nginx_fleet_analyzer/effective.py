@@ -240,7 +240,20 @@ def scopes(server: Directive) -> list[Directive]:
         # A server-level return or redirect answers before any location is chosen.
         return []
     found = locations_of(server)
+    if (
+        found
+        and has_docroot(server)
+        and not any(_catches_all(loc) for loc in server.children("location"))
+    ):
+        # A request no location matches is served by the server's own settings: files from
+        # the root written for it (with none written, only nginx's stock html/ is there).
+        return [*found, server]
     return found if found else [server]
+
+
+def _catches_all(location: Directive) -> bool:
+    """Whether every request path matches this location (`location /`, `location ^~ /`)."""
+    return location.args in (["/"], ["^~", "/"])
 
 
 def serving(config: ParsedConfig, *roles: Role) -> list[Directive]:

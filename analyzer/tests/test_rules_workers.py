@@ -257,6 +257,7 @@ http {
         listen 127.0.0.1:8081;
         location = /healthz { return 200; }
         location /status { stub_status; }
+        location / { return 404; }
     }
 }
 stream {
@@ -277,14 +278,12 @@ def test_w_nofile_needs_one_fd_per_connection_where_nothing_is_sent_from_files()
     assert "below worker_connections (8192)" in finding.message
     assert finding.evidence["files_per_connection"] is False
     # The look-alike: a site serving static files holds a file per busy connection.
-    static = STREAM_ONLY.replace(
-        "location /status { stub_status; }", "location / { root /srv/www; }"
-    )
+    static = STREAM_ONLY.replace("location / { return 404; }", "location / { root /srv/www; }")
     [finding] = run("W-nofile", static)
     assert "below 2 x worker_connections (16384)" in finding.message
     # So does a buffered HTTP proxy (temp files), unless buffering is off.
     proxied = STREAM_ONLY.replace(
-        "location /status { stub_status; }", "location / { proxy_pass http://10.0.0.7; }"
+        "location / { return 404; }", "location / { proxy_pass http://10.0.0.7; }"
     )
     assert len(run("W-nofile", proxied)) == 1
     unbuffered = proxied.replace("proxy_pass", "proxy_buffering off; proxy_pass")
