@@ -239,6 +239,8 @@ def scopes(server: Directive) -> list[Directive]:
     if server.children("return") or _reroutes(server):
         # A server-level return or redirect answers before any location is chosen.
         return []
+    if _refuses_every_handshake(server):
+        return []
     found = locations_of(server)
     if (
         found
@@ -249,6 +251,16 @@ def scopes(server: Directive) -> list[Directive]:
         # the root written for it (with none written, only nginx's stock html/ is there).
         return [*found, server]
     return found if found else [server]
+
+
+def _refuses_every_handshake(server: Directive) -> bool:
+    """A TLS-only server with `ssl_reject_handshake on`: no request ever reaches it."""
+    listens = server.children("listen")
+    return (
+        bool(listens)
+        and all("ssl" in d.args or "quic" in d.args for d in listens)
+        and value("ssl_reject_handshake", server).first == "on"
+    )
 
 
 def _catches_all(location: Directive) -> bool:

@@ -187,6 +187,18 @@ def test_a_server_without_a_catch_all_location_serves_the_rest_itself() -> None:
     assert serving(health, Role.FILES) == []
 
 
+def test_a_tls_only_server_that_refuses_every_handshake_serves_nothing() -> None:
+    catch_all = _config(
+        "http { server { listen 443 ssl default_server; server_name _; ssl_reject_handshake on; } }"
+    )
+    assert serving(catch_all, Role.FILES, Role.PASSES, Role.ANSWERS) == []
+    # The look-alike: the same server also on plain port 80 still answers there.
+    both = _config(
+        "http { server { listen 80; listen 443 ssl; server_name _; ssl_reject_handshake on; } }"
+    )
+    assert [p.label for p in serving(both, Role.FILES)] == ["server _"]
+
+
 def test_tls_servers_by_listen_quic_or_ssl_on() -> None:
     config = _config(
         "http {\n"
