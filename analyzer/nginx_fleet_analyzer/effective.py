@@ -239,8 +239,33 @@ def scopes(server: Directive) -> list[Directive]:
     if server.children("return") or _reroutes(server):
         # A server-level return or redirect answers before any location is chosen.
         return []
+    if _refuses_every_handshake(server):
+        return []
     found = locations_of(server)
+    if (
+        found
+        and has_docroot(server)
+        and not any(_catches_all(loc) for loc in server.children("location"))
+    ):
+        # A request no location matches is served by the server's own settings: files from
+        # the root written for it (with none written, only nginx's stock html/ is there).
+        return [*found, server]
     return found if found else [server]
+
+
+def _refuses_every_handshake(server: Directive) -> bool:
+    """A TLS-only server with `ssl_reject_handshake on`: no request ever reaches it."""
+    listens = server.children("listen")
+    return (
+        bool(listens)
+        and all("ssl" in d.args or "quic" in d.args for d in listens)
+        and value("ssl_reject_handshake", server).first == "on"
+    )
+
+
+def _catches_all(location: Directive) -> bool:
+    """Whether every request path matches this location (`location /`, `location ^~ /`)."""
+    return location.args in (["/"], ["^~", "/"])
 
 
 def serving(config: ParsedConfig, *roles: Role) -> list[Directive]:
@@ -273,13 +298,20 @@ def local_only(server: Directive) -> bool:
 
 
 def tls_servers(config: ParsedConfig) -> list[Directive]:
-    """http servers that speak TLS (`listen … ssl`, `listen … quic`, or the old `ssl on`)."""
+    """http servers that speak TLS (`listen … ssl`, `listen … quic`, or the old `ssl on`).
+
+    Not a server with `ssl_reject_handshake on` (a catch-all for unknown SNI names): it ends
+    every handshake, so its protocols, ciphers, session cache and headers never reach a client.
+    """
     found = []
     for server in config.servers():
         listens = server.children("listen")
         ssl_listen = any("ssl" in d.args or "quic" in d.args for d in listens)
-        if ssl_listen or value("ssl", server).first == "on":
-            found.append(server)
+        if not (ssl_listen or value("ssl", server).first == "on"):
+            continue
+        if value("ssl_reject_handshake", server).first == "on":
+            continue
+        found.append(server)
     return found
 
 

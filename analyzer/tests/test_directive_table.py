@@ -22,7 +22,7 @@ from nginx_fleet_analyzer.directives import (
 )
 from nginx_fleet_analyzer.facts import HostFacts
 from nginx_fleet_analyzer.findings import Finding
-from nginx_fleet_analyzer.loader import parse_text
+from nginx_fleet_analyzer.loader import parse_auto, parse_text
 from nginx_fleet_analyzer.rules import RuleContext, get_rule
 
 VALIDITY = ("V-unknown", "V-context", "V-args", "V-dup")
@@ -493,3 +493,37 @@ def test_rtmp_blocks_are_checked_once_the_module_is_loaded() -> None:
     unloaded = findings(RTMP.format(load=""))
     assert {f.rule for f in unloaded} == {"V-unknown"}
     assert all("ngx_rtmp_module.so" in f.message for f in unloaded)
+
+
+GATEWAY_SITE = """lua_shared_dict sessions 10m;
+init_by_lua_block { require "gw" }
+server {
+    listen 8000;
+    location / {
+        access_by_lua_block { gw.check() }
+        proxy_pass http://127.0.0.1:9000;
+    }
+}
+"""
+
+
+def test_third_party_directives_in_a_site_file_are_one_info_per_module() -> None:
+    # The site file's http is the assumed one: the unseen nginx.conf may load the module.
+    config = parse_auto(GATEWAY_SITE, "sites-enabled/gateway.conf")
+    assert config.partial
+    [finding] = get_rule("V-unknown").check(RuleContext(config=config))
+    assert (finding.severity, finding.line) == ("info", 1)
+    assert "and 2 more lines that need it" in finding.message
+    assert finding.evidence["uses"] == 3
+
+
+def test_an_unloaded_module_is_one_warning_for_all_its_directives() -> None:
+    text = (
+        "events { }\nrtmp {\n    server {\n        listen 1935;\n"
+        "        application live { live on; hls on; hls_path /tmp/hls; }\n    }\n}\n"
+    )
+    [finding] = findings(text)
+    assert (finding.rule, finding.severity, finding.line) == ("V-unknown", "warning", 2)
+    assert finding.evidence["directives"][:2] == ["rtmp", "application"]
+    # Loading it silences them all.
+    assert findings("load_module modules/ngx_rtmp_module.so;\n" + text) == []

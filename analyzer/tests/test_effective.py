@@ -163,6 +163,42 @@ def test_serving_skips_redirect_servers_and_keeps_locationless_servers() -> None
     assert serving(redirect, Role.FILES, Role.PASSES, Role.ANSWERS) == []
 
 
+def test_a_server_without_a_catch_all_location_serves_the_rest_itself() -> None:
+    # Only guard locations: every other request is a file from the server's root.
+    guards = _config(
+        "http { server { listen 80; server_name static.test; root /srv/site;\n"
+        "location ~ /\\.git { deny all; }\n location = /robots.txt { allow all; } } }"
+    )
+    assert [p.label for p in serving(guards, Role.FILES)] == [
+        "location = /robots.txt",
+        "server static.test",
+    ]
+    # The look-alike: `location /` (or `^~ /`) takes every request the others leave.
+    for catch_all in ("location /", "location ^~ /"):
+        caught = _config(
+            "http { server { listen 80; server_name static.test; root /srv/site;\n"
+            f"location ~ /\\.git {{ deny all; }}\n {catch_all} {{ return 404; }} }} }}"
+        )
+        assert serving(caught, Role.FILES) == []
+    # Nor is the server a file server when no root is written (a health-check server).
+    health = _config(
+        "http { server { listen 127.0.0.1:8081; location = /healthz { return 200; } } }"
+    )
+    assert serving(health, Role.FILES) == []
+
+
+def test_a_tls_only_server_that_refuses_every_handshake_serves_nothing() -> None:
+    catch_all = _config(
+        "http { server { listen 443 ssl default_server; server_name _; ssl_reject_handshake on; } }"
+    )
+    assert serving(catch_all, Role.FILES, Role.PASSES, Role.ANSWERS) == []
+    # The look-alike: the same server also on plain port 80 still answers there.
+    both = _config(
+        "http { server { listen 80; listen 443 ssl; server_name _; ssl_reject_handshake on; } }"
+    )
+    assert [p.label for p in serving(both, Role.FILES)] == ["server _"]
+
+
 def test_tls_servers_by_listen_quic_or_ssl_on() -> None:
     config = _config(
         "http {\n"

@@ -320,3 +320,55 @@ def test_c_key_host_error_for_several_servers_warning_for_aliases_of_one() -> No
     assert error.severity == "error"
     [alias] = run("C-key-host", MULTI % ("example.com www.example.com", ""))
     assert alias.severity == "warning" and "aliases" in alias.message
+
+
+UNUSED_ZONE = """events {}
+http {
+    proxy_cache_path /var/cache/nginx/pages levels=1:2 keys_zone=pages:10m;
+    server {
+        listen 80;
+        location / {
+            proxy_pass http://127.0.0.1:8080;
+%s
+        }
+    }
+}
+"""
+
+
+def test_c_observable_silent_when_no_location_caches_with_the_zone() -> None:
+    # A zone left over from an earlier setup: no cache runs, so no hit ratio to measure.
+    assert run("C-observable", UNUSED_ZONE % "") == []
+    assert run("C-observable", UNUSED_ZONE % "            proxy_cache off;") == []
+    # Once a location caches with it, the combined log cannot tell hits from misses.
+    [finding] = run("C-observable", UNUSED_ZONE % "            proxy_cache pages;")
+    assert finding.line == 3
+
+
+DOWNLOAD_CACHE = """events {}
+http {
+    proxy_cache_path /srv/cache levels=2:2 keys_zone=dl:100m max_size=500g;
+    server {
+        listen 80;
+        location /files/ {
+%s
+            proxy_cache dl;
+            proxy_pass http://mirror.internal;
+        }
+    }
+}
+"""
+
+
+def test_c_zone_size_measures_against_the_slice_size_of_the_zones_users() -> None:
+    # 100m of keys hold 800,000 entries: too few for 500g of 128k objects (about 4 million),
+    # a sure overflow without slicing.
+    [finding] = run("C-zone-size", DOWNLOAD_CACHE % "")
+    assert finding.severity == "warning"
+    # Sliced in 4m pieces, big downloads make 128,000 entries: the zone may well suffice, and
+    # only the real mean size (small files are whole objects) decides.
+    [finding] = run("C-zone-size", DOWNLOAD_CACHE % "            slice 4m;")
+    assert finding.severity == "info"
+    # A slice too small to change the picture leaves the warning.
+    [finding] = run("C-zone-size", DOWNLOAD_CACHE % "            slice 64k;")
+    assert finding.severity == "warning"

@@ -294,3 +294,42 @@ http {
     public = only_404.replace("listen 127.0.0.1:9000;", "listen 9000;")
     [finding] = run("G-off", public)
     assert "location = /auth" in finding.message
+
+
+MEDIA = """events {}
+http {
+    types {
+        text/html html;
+        text/css css;
+        video/mp4 mp4;
+    }
+    default_type application/octet-stream;
+    server {
+        listen 80;
+        location /segments/ {
+            root /srv/media;
+            types {
+%s
+            }
+        }
+        location / {
+            return 404;
+        }
+    }
+}
+"""
+
+
+def test_g_off_silent_where_a_location_maps_only_media_types() -> None:
+    # HLS segments and playlists: no type gzip would compress is ever sent from here.
+    hls = "                application/vnd.apple.mpegurl m3u8;\n                video/mp2t ts;"
+    assert run("G-off", MEDIA % hls) == []
+    # The look-alike: the location's map also has a text type, so text can go out.
+    dash = hls + "\n                application/xml mpd;"
+    [finding] = run("G-off", MEDIA % dash)
+    assert "location /segments/" in finding.message
+    # So does a text default_type for files the map does not name.
+    text_default = (MEDIA % hls).replace(
+        "default_type application/octet-stream;", "default_type text/plain;"
+    )
+    assert len(run("G-off", text_default)) == 1

@@ -201,3 +201,17 @@ def test_a_snippet_included_three_times_is_one_finding() -> None:
     [finding] = get_rule("X-host-spoof").check(RuleContext(config=config))
     assert (finding.file, finding.line) == ("/etc/nginx/snippets/proxy.conf", 2)
     assert len(config.find("proxy_set_header")) == 3
+
+
+def test_x_alias_traversal_silent_on_a_prefix_no_request_path_can_match() -> None:
+    # A regex written without its '~' is a prefix starting with '(': request paths always
+    # start with '/', so the location (and its alias) is never used.
+    dead = (
+        "        location (^/theme/([a-z]+)/(.*\\.css)$) {\n"
+        "            alias /usr/share/themes/$1/$2;\n        }"
+    )
+    assert run("X-alias-traversal", site(server=dead)) == []
+    # The look-alike with its '/' still reads siblings of the alias path.
+    live = "        location /theme {\n            alias /usr/share/themes/$1;\n        }"
+    [finding] = run("X-alias-traversal", site(server=live))
+    assert finding.severity == "warning"

@@ -188,3 +188,60 @@ def test_resolver_external_only_for_stapling_is_info() -> None:
     )
     [finding] = run("X-resolver-external", site(routed))
     assert finding.severity == "warning"
+
+
+RTMP = """events {}
+rtmp {
+    server {
+        listen 1935;
+        application live {
+            live on;
+%s
+        }
+    }
+}
+"""
+
+
+def test_allow_without_deny_reads_nginx_rtmp_access_lines() -> None:
+    # `allow play all` lets everyone play, as the default does: nothing is left open by it.
+    assert run("X-allow-without-deny", RTMP % "            allow play all;") == []
+    # Publishing limited to one network with no deny: every other address may publish too.
+    [finding] = run("X-allow-without-deny", RTMP % "            allow publish 10.0.0.0/8;")
+    assert "allows 10.0.0.0/8" in finding.message
+    assert finding.fix is not None and finding.fix.args == ["publish", "all"]
+    denied = "            allow publish 10.0.0.0/8;\n            deny publish all;"
+    assert run("X-allow-without-deny", RTMP % denied) == []
+
+
+def test_resolver_external_is_info_where_no_pass_it_serves_names_a_host_at_run_time() -> None:
+    # The address is written out; only the path comes from a variable: no lookup happens.
+    fixed = "        resolver 8.8.8.8;\n        proxy_pass http://127.0.0.1:3128$request_uri;"
+    [finding] = run("X-resolver-external", site(fixed))
+    assert finding.severity == "info" and "unused today" in finding.message
+    # A pass that names its host through a variable, under another resolver, is not this
+    # resolver's business.
+    two = """events {}
+http {
+    server {
+        listen 80;
+        resolver 8.8.8.8;
+        location / { proxy_pass http://127.0.0.1:3128$request_uri; }
+    }
+    server {
+        listen 81;
+        resolver 127.0.0.53;
+        location / { proxy_pass http://$host$request_uri; }
+    }
+}
+"""
+    [finding] = run("X-resolver-external", two)
+    assert (finding.severity, finding.line) == ("info", 5)
+    # A server without a resolver of its own does not use the other server's one.
+    assert run("X-resolver-external", two.replace("resolver 127.0.0.53;", ""))[0].severity == (
+        "info"
+    )
+    # The look-alike: the host part itself is a variable under the public resolver.
+    routed = two.replace("http://127.0.0.1:3128$request_uri", "http://$host$request_uri")
+    [finding] = run("X-resolver-external", routed)
+    assert finding.severity == "warning"

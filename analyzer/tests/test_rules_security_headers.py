@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from nginx_fleet_analyzer.facts import HostFacts
+from nginx_fleet_analyzer.loader import parse_dump
+from nginx_fleet_analyzer.rules import RuleContext, get_rule
 
 from tests.rule_checks import run
 
@@ -197,3 +199,27 @@ def test_xss_header_fires_and_removes() -> None:
 def test_xss_header_silent_when_disabled() -> None:
     assert run("X-xss-header", site('        add_header X-XSS-Protection "0";')) == []
     assert run("X-xss-header", site("        add_header X-Frame-Options DENY;")) == []
+
+
+SHARED_SNIPPET = """# configuration file /etc/nginx/nginx.conf:
+events {}
+http {
+    server { listen 80; server_name a.test; include /etc/nginx/snippets/site.conf; }
+    server { listen 80; server_name b.test; include /etc/nginx/snippets/site.conf; }
+}
+
+# configuration file /etc/nginx/snippets/site.conf:
+add_header X-Frame-Options DENY;
+location /img/ {
+    add_header Cache-Control public;
+}
+"""
+
+
+def test_inherit_names_a_block_of_a_shared_snippet_once() -> None:
+    config = parse_dump(SHARED_SNIPPET)
+    [finding] = get_rule("X-add-header-inherit").check(RuleContext(config=config))
+    assert finding.message.count("location /img/ (line 2)") == 1
+    assert "has its own add_header, so it does not send X-Frame-Options" in finding.message
+    # Both servers' blocks stay in the evidence.
+    assert len(finding.evidence["blocks"]) == 2

@@ -327,3 +327,41 @@ def test_s_hsts_servers_with_their_own_header_lists_are_one_finding() -> None:
     )
     text = "events {}\nhttp {\n" + sites.replace("add_header X-Frame-Options DENY;", hsts) + "}\n"
     assert run("S-hsts", text) == []
+
+
+# A catch-all for unknown SNI names next to a real site: the catch-all ends every handshake.
+REJECTING = """events {}
+http {
+    ssl_protocols TLSv1 TLSv1.2;
+    server {
+        listen 443 ssl default_server;
+        server_name _;
+        ssl_reject_handshake on;
+    }
+    server {
+        listen 443 ssl;
+        server_name shop.example.org;
+        ssl_certificate certs/shop.crt;
+        ssl_certificate_key certs/shop.key;
+%s
+    }
+}
+"""
+
+
+def test_tls_rules_skip_a_server_that_rejects_every_handshake() -> None:
+    # Only the site that completes handshakes is judged.
+    [finding] = run("S-session-cache", REJECTING % "")
+    assert finding.evidence["servers"] == ["server shop.example.org"]
+    [finding] = run("S-protocols", REJECTING % "")
+    assert "shop.example.org" in finding.message and "server _" not in finding.message
+    own = "        ssl_protocols TLSv1.2 TLSv1.3;\n        ssl_session_cache shared:S:1m;"
+    fixed = REJECTING % own
+    assert run("S-session-cache", fixed) == []
+    # The http-level list now reaches no handshake: info, not an error.
+    [finding] = run("S-protocols", fixed)
+    assert finding.severity == "info"
+    # The look-alike: `ssl_reject_handshake off` completes handshakes like any server.
+    off = REJECTING.replace("ssl_reject_handshake on;", "ssl_reject_handshake off;")
+    [finding] = run("S-session-cache", off % "")
+    assert finding.evidence["servers"] == ["server _", "server shop.example.org"]

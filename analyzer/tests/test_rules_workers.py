@@ -246,3 +246,45 @@ def test_w_backlog_silent_without_overflows() -> None:
 
 def test_workers_rules_survive_directives_without_arguments() -> None:
     assert_rules_survive_directives_without_arguments(Category.WORKERS, MULTI_ACCEPT % "")
+
+
+STREAM_ONLY = """worker_rlimit_nofile 9000;
+events {
+    worker_connections 8192;
+}
+http {
+    server {
+        listen 127.0.0.1:8081;
+        location = /healthz { return 200; }
+        location /status { stub_status; }
+        location / { return 404; }
+    }
+}
+stream {
+    upstream db { server 10.0.0.5:5432; }
+    server {
+        listen 5432;
+        proxy_pass db;
+    }
+}
+"""
+
+
+def test_w_nofile_needs_one_fd_per_connection_where_nothing_is_sent_from_files() -> None:
+    # worker_connections counts the upstream side of each proxied stream too: 9000 fds cover
+    # 8192 connections when no response is read from a file.
+    assert run("W-nofile", STREAM_ONLY) == []
+    [finding] = run("W-nofile", STREAM_ONLY.replace("9000", "4096"))
+    assert "below worker_connections (8192)" in finding.message
+    assert finding.evidence["files_per_connection"] is False
+    # The look-alike: a site serving static files holds a file per busy connection.
+    static = STREAM_ONLY.replace("location / { return 404; }", "location / { root /srv/www; }")
+    [finding] = run("W-nofile", static)
+    assert "below 2 x worker_connections (16384)" in finding.message
+    # So does a buffered HTTP proxy (temp files), unless buffering is off.
+    proxied = STREAM_ONLY.replace(
+        "location / { return 404; }", "location / { proxy_pass http://10.0.0.7; }"
+    )
+    assert len(run("W-nofile", proxied)) == 1
+    unbuffered = proxied.replace("proxy_pass", "proxy_buffering off; proxy_pass")
+    assert run("W-nofile", unbuffered) == []

@@ -290,6 +290,21 @@ def _parameter(node: Directive, name: str) -> str | None:
     return next((a[len(prefix) :] for a in node.args if a.startswith(prefix)), None)
 
 
+def _slice_size(config: ParsedConfig, zone: str) -> int | None:
+    """The `slice` size every location caching in this zone uses, if they all slice."""
+    sizes: list[int] = []
+    for prefix in CACHING_PREFIXES:
+        for place, cache in cache_uses(config, prefix):
+            if cache.args[:1] != [zone]:
+                continue
+            found = value("slice", place)
+            size = parse_size(found.first) if found.node is not None and found.first else None
+            if not size:
+                return None
+            sizes.append(size)
+    return min(sizes) if sizes else None
+
+
 @rule("C-zone-size", Category.CACHE, Severity.WARNING)
 def check_cache_zone_size(ctx: RuleContext) -> Iterator[Finding]:
     """The keys zone fills up long before the cache does."""
@@ -310,8 +325,11 @@ def check_cache_zone_size(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             needed_mb = math.ceil(objects / KEYS_PER_MB)
             # The mean object size is assumed, not measured: only a zone too small even for
-            # large objects is surely too small; otherwise the real mean size decides.
-            sure = keys < max_bytes / LARGE_MEAN_OBJECT
+            # large objects is surely too small; otherwise the real mean size decides. Where
+            # every user of the zone slices (`slice 1m`), large files are cached as pieces of
+            # that size: that is the large object to measure against.
+            large = max(LARGE_MEAN_OBJECT, _slice_size(ctx.config, zone_name) or 0)
+            sure = keys < max_bytes / large
             breakeven = max_bytes / keys
             args = [
                 f"keys_zone={zone_name}:{needed_mb}m" if a.startswith("keys_zone=") else a
@@ -359,6 +377,9 @@ def check_cache_observable(ctx: RuleContext) -> Iterator[Finding]:
         return
     formats = log_formats(config)
     places = [place for prefix in CACHING_PREFIXES for place, _ in cache_uses(config, prefix)]
+    if not places and not config.partial:
+        # A zone no location caches with has no hit ratio to measure.
+        return
     # The logs that matter are the ones written where the cache is used.
     used = (
         list(dict.fromkeys(name for place in places for name in formats_at(place)))

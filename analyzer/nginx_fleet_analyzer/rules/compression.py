@@ -66,7 +66,33 @@ def text_places(ctx: RuleContext) -> list[Directive]:
         if not any(place.children(name) for name in binary)
         and not place.children("internal")
         and not ((server := server_of(place)) is not None and local_only(server))
+        and not _media_only(place)
     ]
+
+
+def _media_only(place: Directive) -> bool:
+    """Whether a place serving files maps no file to a type gzip would compress: its own
+    `types { }` (an HLS or video location) lists none, nor is its default_type one."""
+    if role(place) != Role.FILES:
+        return False
+    block = next(
+        (
+            types[-1]
+            for scope in (place, *place.ancestors())
+            if (types := [t for t in scope.children("types") if t.block is not None])
+        ),
+        None,
+    )
+    if block is None:
+        # nginx's built-in map (no types block anywhere) has text/html.
+        return False
+    listed = value("gzip_types", place).args
+    if "*" in listed:
+        return False
+    compressible = {"text/html", *RECOMMENDED_TYPES, *listed}
+    mapped = {d.name.lower() for d in block.block or []}
+    default = (value("default_type", place).first or "text/plain").lower()
+    return not (mapped & compressible) and default not in compressible
 
 
 def gzip_scopes(ctx: RuleContext) -> list[tuple[Directive, Directive]]:

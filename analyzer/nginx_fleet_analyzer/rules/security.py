@@ -122,7 +122,9 @@ def check_status_open(ctx: RuleContext) -> Iterator[Finding]:
 
 def _prefix_traversal(location: Directive, alias: str) -> tuple[Severity, str] | None:
     path = location.args[-1]
-    if path.endswith("/"):
+    # A request path always starts with '/': a prefix without one matches nothing (a regex
+    # written without its '~'), so nothing is read through its alias.
+    if path.endswith("/") or not path.startswith("/"):
         return None
     if alias.endswith("/"):
         return Severity.ERROR, f"a request for {path}../ reads the parent of {alias}"

@@ -43,13 +43,13 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
         allows = [a for a in own(block, "allow") if a.args]
         if not allows or own(block, "deny") or own(block, "include"):
             continue
-        if any(a.args[:1] == ["all"] for a in allows):
+        if any(_address(a) == "all" for a in allows):
             continue
         satisfy = setting(ctx.config, "satisfy", block)
         if satisfy is not None and satisfy.args[:1] == ["any"] and _auth_in_force(ctx, block):
             continue
         parent_deny: Directive | None = next(
-            (d for scope in block.ancestors() for d in own(scope, "deny") if d.args[:1] == ["all"]),
+            (d for scope in block.ancestors() for d in own(scope, "deny") if _address(d) == "all"),
             None,
         )
         # Keyed by the block, where `deny all;` goes; shown at the first allow.
@@ -59,7 +59,7 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
             line=allows[0].line,
             directive="allow",
             message=(
-                f"{block.label} allows {', '.join(a.args[0] for a in allows)} but "
+                f"{block.label} allows {', '.join(_address(a) for a in allows)} but "
                 "denies nobody, so every other address is let in too"
                 + (
                     f" (the deny all on line {parent_deny.line} is not inherited by a block "
@@ -72,8 +72,24 @@ def check_allow_without_deny(ctx: RuleContext) -> Iterator[Finding]:
                 "allow": [" ".join(a.args) for a in allows],
                 "parent_deny_all": parent_deny.line if parent_deny is not None else None,
             },
-            fix=make_fix("add", "deny", ["all"], block, "after the allow lines"),
+            fix=make_fix("add", "deny", _deny_all(allows[0]), block, "after the allow lines"),
         )
+
+
+# nginx-rtmp's access lists name the action first: `allow play 10.0.0.0/8;`.
+_RTMP_ACTIONS = ("play", "publish")
+
+
+def _address(node: Directive) -> str:
+    """The address an allow/deny line names (after nginx-rtmp's play/publish word)."""
+    if len(node.args) > 1 and node.args[0] in _RTMP_ACTIONS:
+        return node.args[1]
+    return node.args[0] if node.args else ""
+
+
+def _deny_all(allow: Directive) -> list[str]:
+    """`deny all` in the allow line's form (`deny play all` for nginx-rtmp)."""
+    return [allow.args[0], "all"] if _address(allow) != allow.args[0] else ["all"]
 
 
 def _leaves(node: Directive) -> bool:
@@ -151,12 +167,38 @@ def _is_public(host: str) -> bool:
         return False
 
 
-def _routes_by_name(ctx: RuleContext) -> bool:
-    """Whether nginx resolves upstream names at run time (a `*_pass` with variables, `resolve`)."""
+# Variables that hold the request's path or query: text from them on is no longer the address.
+_PATH_VARIABLES = ("$request_uri", "$uri", "$document_uri", "$is_args", "$args", "$query_string")
+
+
+def _looks_up_at_run_time(node: Directive) -> bool:
+    """Whether a `*_pass` line names its host through a variable, so nginx resolves it while
+    serving (`proxy_pass http://$host$request_uri`); an address written out
+    (`http://127.0.0.1:3128$request_uri`) or an upstream block's name needs no resolver."""
+    if not node.args or "$" not in node.args[0]:
+        return False
+    rest = node.args[0].split("://", 1)[-1]
+    ends = [i for i in (rest.find("/"), *(rest.find(v) for v in _PATH_VARIABLES)) if i >= 0]
+    return "$" in rest[: min(ends, default=len(rest))]
+
+
+def _routes_by_name(ctx: RuleContext, resolver: Directive) -> bool:
+    """Whether this resolver looks up upstream names at run time: a `*_pass` it serves names
+    its host through a variable, or an upstream server line asks to `resolve`."""
+    config = ctx.config
     for name in PASS_DIRECTIVES:
-        if any(node.args and "$" in node.args[0] for node in ctx.config.find(name)):
-            return True
-    return any("resolve" in node.args for node in ctx.config.find("server") if node.block is None)
+        for node in config.find(name):
+            if _looks_up_at_run_time(node) and setting(config, "resolver", node) is resolver:
+                return True
+    return any("resolve" in node.args for node in config.find("server") if node.block is None)
+
+
+def _staples(ctx: RuleContext, resolver: Directive) -> bool:
+    """Whether a server that staples OCSP responses fetches them through this resolver."""
+    return any(
+        node.args[:1] == ["on"] and setting(ctx.config, "resolver", node) is resolver
+        for node in ctx.config.find("ssl_stapling")
+    )
 
 
 @rule("X-resolver-external", Category.SECURITY, Severity.WARNING)
@@ -167,24 +209,25 @@ def check_resolver_external(ctx: RuleContext) -> Iterator[Finding]:
     Forged answers matter where nginx picks an upstream by name at run time; a resolver used
     only for OCSP stapling fetches responses the CA signs, so a forged address gains nothing.
     """
-    routes = _routes_by_name(ctx)
     for node in ctx.config.find("resolver"):
         addresses = [a for a in node.args if "=" not in a]
         public = [a for a in addresses if _is_public(_resolver_host(a))]
         if not public:
             continue
+        routes = _routes_by_name(ctx, node)
+        if routes:
+            use = ", redirecting requests proxied to upstreams chosen by name"
+        elif _staples(ctx, node):
+            use = " (here it only serves OCSP stapling, whose answers the CA signs)"
+        else:
+            use = " (nothing it serves looks a name up at run time: it is unused today)"
         yield get_rule("X-resolver-external").finding(
             at=node,
             severity=None if routes else Severity.INFO,
             message=(
                 f"resolver {' '.join(public)}: nginx's resolver asks a public DNS server over "
                 "UDP, whose answers an attacker on the path (or one guessing query ids) can "
-                "forge"
-                + (
-                    ", redirecting requests proxied to upstreams chosen by name"
-                    if routes
-                    else " (here it only serves OCSP stapling, whose answers the CA signs)"
-                )
+                "forge" + use
             ),
             evidence={"public": public, "all": addresses, "runtime_names": routes},
             fix=make_fix(

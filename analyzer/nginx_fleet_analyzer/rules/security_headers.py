@@ -91,8 +91,11 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
         lost_names.extend(h.args[0] for h in lost if h.args[0] not in lost_names)
     protective = any(name.lower() in PROTECTIVE for name in lost_names)
     first_block, first_lost = drop.children[0]
-    blocks = ", ".join(f"{b.label} (line {b.line})" for b, _ in drop.children[:5])
-    more = len(drop.children) - 5
+    # A snippet included in several servers gives the same block (file and line) once each:
+    # name it once.
+    shown = list(dict.fromkeys(f"{b.label} (line {b.line})" for b, _ in drop.children))
+    blocks = ", ".join(shown[:5])
+    more = len(shown) - 5
     where = place_of(drop.parent)
     version = ctx.nginx_version
     fix: Fix
@@ -118,8 +121,8 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
         severity=None if protective else Severity.INFO,
         message=(
             f"{blocks}{f' and {more} more' if more > 0 else ''} "
-            f"{'has its' if len(drop.children) == 1 else 'have their'} own add_header, so "
-            f"{'it does' if len(drop.children) == 1 else 'they do'} not send "
+            f"{'has its' if len(shown) == 1 else 'have their'} own add_header, so "
+            f"{'it does' if len(shown) == 1 else 'they do'} not send "
             f"{', '.join(lost_names)} set in {where}"
         ),
         evidence={

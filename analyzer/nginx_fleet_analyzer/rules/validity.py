@@ -216,7 +216,9 @@ def _dormant(ctx: RuleContext, node: Directive, loaded: set[str]) -> bool:
 
 def _is_whole_config(config: ParsedConfig) -> bool:
     """Whether this is a whole nginx.conf (main context present), so absent load_module lines
-    really are absent; a lone site file cannot show them."""
+    really are absent; a lone site file cannot show them (its `http` is the assumed one)."""
+    if config.partial:
+        return False
     return bool(config.top("events") or config.top("http") or config.top("load_module"))
 
 
@@ -231,6 +233,9 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
     foreign = sorted(n for n in loaded if n.endswith(".so") and n not in SO_FILES)
     third_party = bool(foreign) or bool(facts is not None and facts.extra_modules)
     whole = _is_whole_config(ctx.config)
+    # Directives of third-party modules that are not loaded, by package: one finding per
+    # missing module (its load_module line), not one per directive it provides.
+    dormant: dict[str, list[tuple[Directive, Spec]]] = {}
     for node, code, matched in _checked(ctx.config):
         rows = specs(node.name)
         if not rows:
@@ -249,7 +254,9 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
             continue
         own = [r for r in rows if not r.package]
         if not own:
-            yield from _third_party(ctx, node, matched or rows[0], loaded, whole)
+            module = matched or rows[0]
+            if not _provided(ctx, module, loaded):
+                dormant.setdefault(module.package, []).append((node, module))
             continue
         spec = _for_version(node, own, facts.nginx_version if facts else None) or matched
         spec = spec or own[0]
@@ -266,32 +273,50 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
                 },
                 severity=severity,
             )
+    for uses in dormant.values():
+        yield _third_party(ctx, uses, whole)
 
 
-def _third_party(
-    ctx: RuleContext, node: Directive, spec: Spec, loaded: set[str], whole: bool
-) -> Iterator[Finding]:
-    """A directive only a third-party module provides: fine when loaded or compiled in."""
-    if any(so in loaded for so in spec.so) or _compiled_in(spec, ctx.facts):
-        return
+def _provided(ctx: RuleContext, spec: Spec, loaded: set[str]) -> bool:
+    """Whether a third-party module's directive is available: loaded or compiled in."""
+    return any(so in loaded for so in spec.so) or _compiled_in(spec, ctx.facts)
+
+
+def _third_party(ctx: RuleContext, uses: list[tuple[Directive, Spec]], whole: bool) -> Finding:
+    """Directives only a third-party module provides, with the module neither loaded nor
+    compiled in: one finding at the first of them (one load_module line fixes them all)."""
+    node, spec = uses[0]
     so = spec.so[0] if spec.so else f"ngx_{spec.module}.so"
+    names = list(dict.fromkeys(n.name for n, _ in uses))
+    more = ""
+    if len(uses) > 1:
+        others = ", ".join(names[1:4]) + (", ..." if len(names) > 4 else "")
+        more = f" (and {len(uses) - 1} more lines that need it"
+        more += f": {others})" if others else ")"
     message = (
-        f'directive "{node.name}" is from the third-party module {spec.module} '
-        f"({spec.package}), which this config does not load (load_module modules/{so};)"
+        f'directive "{node.name}"{more} is from the third-party module {spec.module} '
+        f"({spec.package}), which this config does not load (load_module modules/{so};); "
+        "fine only if the build has it compiled in (nginx -V lists --add-module)"
     )
     severity = Severity.WARNING
     if not whole:
         # A lone file cannot show the main context's load_module lines.
         message = (
-            f'directive "{node.name}" is from the third-party module {spec.module} '
+            f'directive "{node.name}"{more} is from the third-party module {spec.module} '
             f"({spec.package}); the main config must load it (load_module modules/{so};) "
             "or the build must include it"
         )
         severity = Severity.INFO
-    yield get_rule("V-unknown").finding(
+    return get_rule("V-unknown").finding(
         at=node,
         message=message,
-        evidence={"module": spec.module, "package": spec.package, "so": list(spec.so)},
+        evidence={
+            "module": spec.module,
+            "package": spec.package,
+            "so": list(spec.so),
+            "directives": names,
+            "uses": len(uses),
+        },
         severity=severity,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from nginx_fleet_analyzer.effective import Role, serving, value
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -190,28 +191,52 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
+# Passes whose responses nginx may buffer to a temp file (or keep in a cache file) while
+# sending them: the `<prefix>_buffering` / `<prefix>_cache` settings decide.
+_FILE_BUFFERING_PASSES = ("proxy", "fastcgi", "uwsgi", "scgi")
+
+
+def holds_files(config: ParsedConfig) -> bool:
+    """Whether a client connection can hold a file descriptor besides its sockets: a static
+    file being sent, or an upstream's response buffered to a temp or cache file.
+
+    worker_connections already counts upstream connections; stream proxying, `return` and
+    stub_status answers hold no file, so there one fd per connection is the need.
+    """
+    if serving(config, Role.FILES):
+        return True
+    for place in serving(config, Role.PASSES):
+        for prefix in _FILE_BUFFERING_PASSES:
+            if not place.children(f"{prefix}_pass"):
+                continue
+            buffered = value(f"{prefix}_buffering", place).first != "off"
+            if buffered or value(f"{prefix}_cache", place).on:
+                return True
+    return False
+
+
 @rule("W-nofile", Category.WORKERS, Severity.WARNING)
 def check_worker_nofile(ctx: RuleContext) -> Iterator[Finding]:
     """Workers may run out of file descriptors before they run out of connections."""
     _, connections = worker_connections(ctx.config)
     node, configured, real = nofile_limits(ctx)
-    needed = 2 * connections
+    files = holds_files(ctx.config)
+    needed = 2 * connections if files else connections
+    need = "2 x worker_connections" if files else "worker_connections"
     drops = ctx.metrics.drops if ctx.metrics is not None else None
     dropped = drops is not None and drops > 0
     known = True
     if configured is not None and configured < needed:
-        problem = f"worker_rlimit_nofile {configured} is below 2 x worker_connections ({needed})"
+        problem = f"worker_rlimit_nofile {configured} is below {need} ({needed})"
     elif real is not None and real < needed:
-        problem = (
-            f"the workers run with Max open files {real}, below 2 x worker_connections ({needed})"
-        )
+        problem = f"the workers run with Max open files {real}, below {need} ({needed})"
     elif configured is None and real is None and whole_config(ctx.config):
         # The inherited limit is a host fact: without it the problem is only possible.
         known = False
         problem = (
             "worker_rlimit_nofile is not set, so the workers keep the limit they inherit "
             "(often 1024); with the workers' real Max open files this becomes a warning "
-            f"when it is below {needed} (2 x worker_connections)"
+            f"when it is below {needed} ({need})"
         )
     else:
         # The workers' limit covers every connection's fds: nothing to gain.
@@ -231,17 +256,27 @@ def check_worker_nofile(ctx: RuleContext) -> Iterator[Finding]:
         at=node or main_anchor(ctx.config),
         directive="worker_rlimit_nofile",
         severity=severity,
-        message=f"{problem}; a proxied client holds 2 fds{shown}",
+        message=f"{problem}; {_FD_WHY[files]}{shown}",
         evidence={
             "worker_connections": connections,
             "worker_rlimit_nofile": configured,
             "worker_max_open_files": real,
             "needed": needed,
+            "files_per_connection": files,
             "drops": drops,
             "needs": None if known else "worker_nofile_limit",
         },
         fix=fix,
     )
+
+
+_FD_WHY = {
+    True: (
+        "worker_connections counts client and upstream sockets, and a response sent from a "
+        "file (static, cached or buffered to a temp file) holds one more fd"
+    ),
+    False: ("each connection, client or upstream, holds one fd (nothing here sends from files)"),
+}
 
 
 @rule("W-drops", Category.WORKERS, Severity.ERROR)
