@@ -130,6 +130,24 @@ def test_if_is_evil_add_header_in_two_ifs_last_one_wins() -> None:
     assert "the last wins" in found[0].message
 
 
+def test_if_is_evil_a_returning_if_does_not_make_another_if_lose_headers() -> None:
+    # A preflight if that returns has left before a second if's add_header could win; what
+    # the GET if loses is the location's try_files, not headers.
+    body = (
+        "        location /files/ {\n"
+        "            if ($request_method = OPTIONS) {\n"
+        "                add_header Access-Control-Allow-Origin *;\n"
+        "                return 204;\n            }\n"
+        "            if ($request_method = GET) {\n"
+        "                add_header Access-Control-Allow-Origin *;\n            }\n"
+        "            try_files $uri @app;\n        }"
+    )
+    [finding] = run("X-if-is-evil", site(body))
+    assert finding.severity == "warning"
+    assert "try_files" in finding.message
+    assert "add_header" not in finding.message
+
+
 @pytest.mark.parametrize(
     "body",
     [
