@@ -67,11 +67,20 @@ def test_allow_without_deny_silent_on_look_alikes(body: str) -> None:
 @pytest.mark.parametrize(
     ("body", "severity"),
     [
+        # add_header in the if replaces the headers the location has (inherited here).
         (
+            "        add_header X-Frame-Options DENY;\n"
             "        location / {\n            if ($http_origin ~* ^https://ok\\.test$) {\n"
             "                add_header Access-Control-Allow-Origin $http_origin;\n"
             "            }\n        }",
             "warning",
+        ),
+        # with nothing to replace it only adds a header on a condition.
+        (
+            "        location / {\n            if ($http_origin ~* ^https://ok\\.test$) {\n"
+            "                add_header Access-Control-Allow-Origin $http_origin;\n"
+            "            }\n        }",
+            "info",
         ),
         (
             "        location / {\n            try_files $uri /index.html;\n"
@@ -107,6 +116,36 @@ def test_if_is_evil_fires(body: str, severity: str) -> None:
     [finding] = run("X-if-is-evil", site(body))
     assert finding.severity == severity
     assert finding.line == 6 + body[: body.index("if (")].count("\n")
+
+
+def test_if_is_evil_add_header_in_two_ifs_last_one_wins() -> None:
+    body = (
+        "        location /media/ {\n"
+        "            if ($request_method = GET) {\n"
+        "                add_header X-A 1;\n            }\n"
+        "            if ($arg_dl) {\n                add_header X-B 1;\n            }\n        }"
+    )
+    found = run("X-if-is-evil", site(body))
+    assert [f.severity for f in found] == ["warning", "warning"]
+    assert "the last wins" in found[0].message
+
+
+def test_if_is_evil_a_returning_if_does_not_make_another_if_lose_headers() -> None:
+    # A preflight if that returns has left before a second if's add_header could win; what
+    # the GET if loses is the location's try_files, not headers.
+    body = (
+        "        location /files/ {\n"
+        "            if ($request_method = OPTIONS) {\n"
+        "                add_header Access-Control-Allow-Origin *;\n"
+        "                return 204;\n            }\n"
+        "            if ($request_method = GET) {\n"
+        "                add_header Access-Control-Allow-Origin *;\n            }\n"
+        "            try_files $uri @app;\n        }"
+    )
+    [finding] = run("X-if-is-evil", site(body))
+    assert finding.severity == "warning"
+    assert "try_files" in finding.message
+    assert "add_header" not in finding.message
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,18 @@ def test_x_http_splitting_fires_on_crlf_capable_variables(
     assert finding.line == last_line(body)
 
 
+def test_x_http_splitting_names_every_location_that_sets_the_variable() -> None:
+    # Two tenant locations set $tenant from their capture and rewrite on; the finding names
+    # both places the value comes from, not only the first one found.
+    body = (
+        "location ~ ^/([^/]+)/feed {\n set $tenant $1;\n rewrite ^ /feed;\n}\n"
+        "location ~ ^/([^/]+)/chat {\n set $tenant $1;\n rewrite ^ /chat;\n}\n"
+        "location = /chat {\n proxy_pass http://127.0.0.1:9000/chat?t=$tenant;\n}"
+    )
+    [finding] = run("X-http-splitting", server(body))
+    assert "feed, line 10; location ~ ^/([^/]+)/chat, line 14)" in finding.message
+
+
 @pytest.mark.parametrize(
     "body",
     [

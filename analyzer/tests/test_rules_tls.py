@@ -168,8 +168,10 @@ def test_s_http2_listen_parameter_covers_every_server_on_the_socket() -> None:
 
 
 def test_s_stapling_fires_without_resolver() -> None:
+    # nginx still staples from the address resolved at startup: info, not a warning.
     [finding] = run("S-stapling", TLS % ("", "        ssl_stapling on;"))
-    assert (finding.severity, finding.line) == ("warning", 7)
+    assert (finding.severity, finding.line) == ("info", 7)
+    assert "looked up at startup" in finding.message
     assert finding.fix is not None
     assert finding.fix.action == "remove"
 
@@ -177,6 +179,11 @@ def test_s_stapling_fires_without_resolver() -> None:
 def test_s_stapling_silent_with_resolver_or_off() -> None:
     assert run("S-stapling", TLS % ("    resolver 127.0.0.53;", "        ssl_stapling on;")) == []
     assert run("S-stapling", TLS % ("", "        ssl_stapling off;")) == []
+
+
+def test_s_stapling_silent_when_stapling_from_a_file() -> None:
+    stapled = "        ssl_stapling on;\n        ssl_stapling_file /etc/ssl/ocsp.der;"
+    assert run("S-stapling", TLS % ("", stapled)) == []
 
 
 def test_s_hsts_fires_and_adds_where_the_header_list_lives() -> None:

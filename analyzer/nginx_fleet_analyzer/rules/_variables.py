@@ -37,6 +37,8 @@ class Source:
     slash_first: bool = False
     # Where the value is decided (a regex location, rewrite or if), for the evidence.
     defined_at: Directive | None = None
+    # Every place that can decide it when several do (set in several locations), in order.
+    origins: tuple[Directive, ...] = ()
 
 
 SAFE = Source("")
@@ -316,4 +318,16 @@ def _union(name: str, leaves: list[Source]) -> Source:
         dot=any(s.dot for s in leaves),
         slash_first=all(s.slash_first for s in leaves),
         defined_at=next((s.defined_at for s in leaves if s.defined_at is not None), None),
+        origins=_origins(leaves),
     )
+
+
+def _origins(leaves: list[Source]) -> tuple[Directive, ...]:
+    """The places deciding a CR/LF-capable value among `leaves` (all places when none can)."""
+    risky = [s for s in leaves if s.newline or s.carriage] or leaves
+    found: list[Directive] = []
+    for leaf in risky:
+        for place in leaf.origins or ((leaf.defined_at,) if leaf.defined_at else ()):
+            if all(place is not seen for seen in found):
+                found.append(place)
+    return tuple(found)

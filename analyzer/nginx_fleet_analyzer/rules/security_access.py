@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterator
 
+from nginx_fleet_analyzer.effective import entries
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -92,6 +93,25 @@ def _deny_all(allow: Directive) -> list[str]:
     return [allow.args[0], "all"] if _address(allow) != allow.args[0] else ["all"]
 
 
+def _loses(name: str, node: Directive, location: Directive) -> bool:
+    """Whether `name` inside the if block `node` takes something away when the if matches.
+
+    An add_header inside an if replaces the add_header lines in force in the location (its own
+    or inherited) and those of another if that matches too (one that returns has left by
+    then); with neither, it only adds headers on a condition, which is what the if is for.
+    """
+    if name != "add_header":
+        return True
+    if entries("add_header", location)[1]:
+        return True
+    return any(
+        other is not node
+        and bool(other.children("add_header"))
+        and not any(_leaves(d) for d in other.block or ())
+        for other in own(location, "if")
+    )
+
+
 def _leaves(node: Directive) -> bool:
     """Whether the directive ends the request's stay in this location (return or a redirect)."""
     if node.name == "return":
@@ -120,7 +140,9 @@ def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
         body = node.block
         if any(_leaves(d) for d in body):
             continue
-        risky = sorted({d.name for d in body if d.name in _RISKY_IN_IF})
+        risky = sorted(
+            {d.name for d in body if d.name in _RISKY_IN_IF and _loses(d.name, node, location)}
+        )
         try_files = own(location, "try_files")
         if not risky and not try_files:
             severity = Severity.INFO
@@ -133,7 +155,7 @@ def check_if_is_evil(ctx: RuleContext) -> Iterator[Finding]:
             lost = f"try_files (line {try_files[-1].line})" if try_files else ""
             why = (
                 "when it matches, nginx serves the request with the if block's configuration: "
-                + (f"{', '.join(risky)} inside it replace the location's own; " if risky else "")
+                + (f"{', '.join(risky)} inside it replace what the location has; " if risky else "")
                 + (f"{lost} does not run" if lost else "of several matching ifs, the last wins")
             )
         yield get_rule("X-if-is-evil").finding(

@@ -18,6 +18,17 @@ _SERVER_SIDE = ("proxy_pass", "proxy_set_header", "grpc_set_header")
 _REDIRECT_CODES = ("301", "302", "303", "307", "308")
 
 
+def _where(culprits: list[Source]) -> str:
+    """Where the culprits' values are decided: every place (a variable set in several
+    locations that rewrite to the same one), not only the first found; at most three."""
+    places: list[Directive] = []
+    for culprit in culprits:
+        for place in culprit.origins or ((culprit.defined_at,) if culprit.defined_at else ()):
+            if all(place is not seen for seen in places):
+                places.append(place)
+    return "; ".join(f"{p.label}, line {p.line}" for p in places[:3])
+
+
 def _internal(node: Directive) -> bool:
     """Whether the directive sits in an `internal;` location (clients cannot request it)."""
     return any(
@@ -58,13 +69,13 @@ def check_ssrf(ctx: RuleContext) -> Iterator[Finding]:
                 culprit = _host_taint(parts)
                 if culprit is None:
                     continue
-                origin = culprit.defined_at
+                where = _where([culprit])
                 yield get_rule("X-ssrf").finding(
                     at=node,
                     message=(
                         f"{name} {node.args[0]}: the client chooses the upstream's address "
                         f"through {culprit.name}"
-                        + (f" (from {origin.label}, line {origin.line})" if origin else "")
+                        + (f" (from {where})" if where else "")
                         + ", so nginx can be made to request any host, internal ones included"
                     ),
                     evidence={"target": node.args[0], "variable": culprit.name},
@@ -121,13 +132,15 @@ def check_http_splitting(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             char = "a newline" if culprit.newline else "a carriage return"
             uri_variable = culprit.name in ("$uri", "$document_uri")
-            origin = culprit.defined_at
+            # Every place the value can come from (a variable set in several locations that
+            # rewrite here), not only the first one found.
+            where = _where([p for p in leaves if (p.newline if culprit.newline else p.carriage)])
             yield get_rule("X-http-splitting").finding(
                 at=node,
                 severity=None if culprit.newline else Severity.WARNING,
                 message=(
                     f"{name} {' '.join(node.args)}: {culprit.name}"
-                    + (f" (from {origin.label}, line {origin.line})" if origin else "")
+                    + (f" (from {where})" if where else "")
                     + f" can hold {char} decoded from the request, which splits the "
                     + ("request sent upstream" if name in _SERVER_SIDE else "response headers")
                 ),

@@ -430,18 +430,30 @@ def _http2_finding(ctx: RuleContext, at: Directive, servers: list[Directive], fi
     )
 
 
-@rule("S-stapling", Category.TLS, Severity.WARNING)
+@rule("S-stapling", Category.TLS, Severity.INFO)
 def check_stapling(ctx: RuleContext) -> Iterator[Finding]:
-    """OCSP stapling is on but nginx has no resolver to reach the responder."""
+    """OCSP stapling is on but nginx has no resolver to follow the responder's address.
+
+    Without a resolver nginx still staples: it resolves the responder's name once while it
+    reads the configuration (with the system resolver) and keeps that address, logging "no
+    resolver defined" at every refresh. Stapling stops only if the responder moves or the name
+    did not resolve at startup, which the configuration cannot tell: info, not a warning. A
+    server that staples from ssl_stapling_file never contacts a responder.
+    """
     config = ctx.config
-    stapled = [s for s in tls_servers(config) if value("resolver", s).node is None]
+    stapled = [
+        s
+        for s in tls_servers(config)
+        if value("resolver", s).node is None and value("ssl_stapling_file", s).node is None
+    ]
     spots = weak_tls_spots(config, "ssl_stapling", lambda found: found.first == "on", stapled)
     for anchor, found, servers in spots:
         yield get_rule("S-stapling").finding(
             at=anchor,
             message=(
-                "ssl_stapling on without a resolver: nginx cannot look up the OCSP "
-                "responder, so nothing is stapled"
+                "ssl_stapling on without a resolver: nginx uses the OCSP responder's address "
+                "looked up at startup and logs a warning at every refresh; stapling stops if "
+                "the responder's address changes (or did not resolve at startup)"
             ),
             evidence={"ssl_stapling": "on", "resolver": None, "servers": labels(servers)},
             fix=make_fix(
@@ -449,7 +461,8 @@ def check_stapling(ctx: RuleContext) -> Iterator[Finding]:
                 "ssl_stapling",
                 list(found.args),
                 anchor,
-                "or add a resolver; many CAs have ended OCSP, so stapling is optional",
+                "or add a resolver so the responder's address follows DNS; many CAs have ended "
+                "OCSP, so stapling is optional",
             ),
         )
 
