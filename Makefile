@@ -50,6 +50,12 @@ install: install-python install-node ## everything the project needs (Python and
 # Debian packages each entry point needs; scripts/system-deps.sh installs the missing ones as
 # root or through passwordless sudo, else stops at once with the one command to run.
 DEMO_PACKAGES := nginx
+# Debian builds these nginx modules as separate packages; the analyzer's suites check its
+# directive table and the precision configs against them with the real `nginx -t`.
+NGINX_MODULE_PACKAGES := libnginx-mod-stream libnginx-mod-mail libnginx-mod-http-geoip geoip-database \
+  libnginx-mod-http-image-filter libnginx-mod-http-xslt-filter libnginx-mod-http-headers-more-filter \
+  libnginx-mod-http-ndk libnginx-mod-http-lua libnginx-mod-http-echo libnginx-mod-rtmp
+SUITE_PACKAGES_test-analyzer := nginx $(NGINX_MODULE_PACKAGES)
 SUITE_PACKAGES_test-agent := nginx
 SUITE_PACKAGES_test-demo := nginx
 SUITE_PACKAGES_test-bench := nginx wrk
@@ -163,3 +169,6 @@ bench: ## run the benchmarks in bench/ (BENCH_ARGS=--quick for a short run; see 
 clean: ## remove build output, local data and caches (not .venv or node_modules)
 	rm -rf frontend/dist agent/dist var e2e/test-results e2e/playwright-report e2e/.auth bench/out \
 	       .mypy_cache .ruff_cache .pytest_cache
+
+print-%: ## print a make variable (e.g. make -s print-NGINX_MODULE_PACKAGES), for .ci/run
+	@echo $($*)

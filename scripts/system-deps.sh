@@ -16,9 +16,22 @@ script="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[
 search_path="${SYSTEM_DEPS_PATH:-$PATH:/usr/local/sbin:/usr/sbin:/sbin}"
 dry_run=false
 
-# The command each package provides: a package counts as installed when its command is found.
+# What each package provides: a package counts as installed when its command is found, or, for
+# a value that is an absolute path (nginx's dynamic modules, data files), when that file exists.
+modules=/usr/lib/nginx/modules
 declare -A provides=(
   [nginx]=nginx
+  [libnginx-mod-stream]=$modules/ngx_stream_module.so
+  [libnginx-mod-mail]=$modules/ngx_mail_module.so
+  [libnginx-mod-http-geoip]=$modules/ngx_http_geoip_module.so
+  [libnginx-mod-http-image-filter]=$modules/ngx_http_image_filter_module.so
+  [libnginx-mod-http-xslt-filter]=$modules/ngx_http_xslt_filter_module.so
+  [libnginx-mod-http-headers-more-filter]=$modules/ngx_http_headers_more_filter_module.so
+  [libnginx-mod-http-ndk]=$modules/ndk_http_module.so
+  [libnginx-mod-http-lua]=$modules/ngx_http_lua_module.so
+  [libnginx-mod-http-echo]=$modules/ngx_http_echo_module.so
+  [libnginx-mod-rtmp]=$modules/ngx_rtmp_module.so
+  [geoip-database]=/usr/share/GeoIP/GeoIP.dat
   [chromium]=chromium
   [chromium-driver]=chromedriver
   [wrk]=wrk
@@ -31,6 +44,13 @@ declare -A provides=(
 say() { printf 'system-deps: %s\n' "$*" >&2; }
 
 has_command() { PATH="$search_path" command -v "$1" >/dev/null 2>&1; }
+
+is_provided() {
+  case "$1" in
+    /*) [ -e "$1" ] ;;
+    *) has_command "$1" ;;
+  esac
+}
 
 # How to run a command as root here: directly, through passwordless sudo, or not at all.
 root_runner() {
@@ -58,7 +78,7 @@ install_packages() {
       say "unknown package '$package' (known: ${!provides[*]})"
       exit 2
     fi
-    has_command "${provides[$package]}" || missing+=("$package")
+    is_provided "${provides[$package]}" || missing+=("$package")
   done
   if [ ${#missing[@]} -eq 0 ]; then
     return 0

@@ -314,6 +314,8 @@ LOAD_ALL = "".join(
         "ngx_http_headers_more_filter_module.so",
         "ngx_http_geoip_module.so",
         "ngx_http_image_filter_module.so",
+        "ngx_http_xslt_filter_module.so",
+        "ngx_http_echo_module.so",
         "ngx_stream_module.so",
         "ngx_mail_module.so",
     )
@@ -355,11 +357,17 @@ def _available(spec: Spec, build: str) -> bool:
     """Whether Debian's build has this module (compiled in, or its .so installed)."""
     if spec.so and any((MODULES_DIR / so).exists() for so in spec.so):
         return True
-    if spec.package:
-        return False
+    if spec.package or any(_dynamic_in(build, so) for so in spec.so):
+        return False  # a third-party module, or one this build makes a .so that is not installed
     if spec.module in OPTIONAL_MODULES:
         return f"--with-{spec.module} " in build + " "
     return f"--without-{spec.module}" not in build
+
+
+def _dynamic_in(build: str, so: str) -> bool:
+    """Whether the build compiles the module of `so` as a dynamic one (--with-stream=dynamic)."""
+    name = so.removeprefix("ngx_").removesuffix(".so")
+    return any(f"--with-{flag}=dynamic" in build for flag in (name, name.removesuffix("_module")))
 
 
 def _nginx_t(tmp: Path, body: str) -> tuple[int, str]:
