@@ -95,23 +95,26 @@ class Expansion:
 @lru_cache(maxsize=256)
 def expand(spec: str) -> Expansion:
     """Expand an `ssl_ciphers` value (cached per string)."""
-    # Imported here: configs without ssl_ciphers (and the CLI's start) skip its ~12 ms.
-    import ssl
+    # `_ssl` is the C module under `ssl`: the context it makes expands cipher strings exactly as
+    # ssl.SSLContext does (same OpenSSL calls), and importing it costs ~4 ms where `ssl` (socket,
+    # enum conversions) costs ~20 ms of every CLI run. Imported here: configs without
+    # ssl_ciphers skip even that.
+    import _ssl
 
     legacy = tuple(n for n in _legacy_enabled(spec) if n not in _local_names())
     try:
         suites = tuple(_suite(c) for c in _openssl_list(spec + _ANY_LEVEL))
         accepted = True
-    except ssl.SSLError:
+    except _ssl.SSLError:
         suites, accepted = (), False
-    return Expansion(spec, accepted, suites, legacy, ssl.OPENSSL_VERSION)
+    return Expansion(spec, accepted, suites, legacy, _ssl.OPENSSL_VERSION)
 
 
 def _openssl_list(spec: str) -> list[dict[str, object]]:
     """The TLS <= 1.2 suites OpenSSL selects for a string; SSLError when it selects none."""
-    import ssl
+    import _ssl
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context = _ssl._SSLContext(_ssl.PROTOCOL_TLS_CLIENT)
     context.set_ciphers(spec)
     return [c for c in context.get_ciphers() if c["protocol"] != "TLSv1.3"]  # type: ignore[misc]
 
