@@ -11,8 +11,10 @@ from fleet_backend import BackendError, venv_script
 from nginx_instances import NginxInstance
 
 
-def toml_value(value: str | int | float | list[str]) -> str:
+def toml_value(value: str | bool | int | float | list[str]) -> str:
     """A TOML literal for the few value kinds the agent config needs."""
+    if isinstance(value, bool):
+        return "true" if value else "false"  # repr() would give Python's True
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if isinstance(value, str):
@@ -33,7 +35,7 @@ class DemoAgent:
         self, *, server_url: str, push_interval_s: int, labels: dict[str, str]
     ) -> None:
         """Write the agent's TOML file."""
-        settings: dict[str, str | int | float | list[str]] = {
+        settings: dict[str, str | bool | int | float | list[str]] = {
             "server_url": server_url,
             "state_dir": str(self.state_dir),
             "hostname": self.instance.spec.name,
@@ -42,6 +44,8 @@ class DemoAgent:
             "nginx_binary": self.nginx_binary,
             "nginx_args": self.instance.nginx_args(),
             "pid_file": str(self.instance.prefix / "logs" / "nginx.pid"),
+            # The demo shows the whole loop: approved changes are applied to its instances.
+            "allow_apply": True,
         }
         lines = [f"{key} = {toml_value(value)}" for key, value in settings.items()]
         lines += [

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from nginx_fleet_agent import defaults
+from nginx_fleet_agent.apply.runner import ApplyRunner
 from nginx_fleet_agent.backoff import Backoff
 from nginx_fleet_agent.config import AgentConfig
 from nginx_fleet_agent.payload import build_payload
@@ -19,6 +20,8 @@ from nginx_fleet_agent.transport import Outcome, PushResult, Transport, make_ver
 log = logging.getLogger(__name__)
 
 ACKED_CONFIG_HASH = "acked_config_hash"
+# How often the loop looks for new step reports while an apply runs.
+APPLY_POLL_S = 0.05
 
 
 class Agent:
@@ -50,6 +53,11 @@ class Agent:
         self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
         self._sent_facts: dict[str, Any] | None = None
         self._oversized_config_hash: str | None = None
+        self.apply = ApplyRunner(config, self._sampler)
+        # The last delivered sample: re-sent (the server counts it as a duplicate) to carry
+        # step reports when no new sample waits, so a step reaches the UI at once without
+        # a burst of extra samples.
+        self._last_delivered: dict[str, Any] | None = None
 
     def run(self) -> None:
         """Collect and push until stopped, then close everything."""
@@ -59,8 +67,9 @@ class Agent:
             self._config.server_url or self._state.server,
             self.interval_s,
         )
-        last_collect = next_collect = time.monotonic()
         try:
+            self.apply.recover()
+            last_collect = next_collect = time.monotonic()
             while not self.stop_event.is_set():
                 now = time.monotonic()
                 if now >= next_collect:
@@ -74,6 +83,9 @@ class Agent:
                 wake = next_collect
                 if self._push_waiting():
                     wake = min(wake, self._next_push_at)
+                if self.apply.busy:
+                    # Each step report is pushed as soon as it is spooled.
+                    wake = min(wake, time.monotonic() + APPLY_POLL_S)
                 self.stop_event.wait(max(0.0, wake - time.monotonic()))
             log.info("agent stopping; %d sample(s) left in the spool", self.spooled)
         finally:
@@ -98,9 +110,17 @@ class Agent:
         """Push spooled samples in batches until the spool is empty or a push fails."""
         while not self.push_stopped:
             batch = self._spool.oldest(self._max_batch)
+            reports = self.apply.store.pending(defaults.MAX_ACTION_REPORTS_PER_PUSH)
             if not batch:
                 self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
-                return
+                if not reports:
+                    return
+                batch = self._report_carrier()
+                if not batch:
+                    return
+            if self.apply.take_refresh():
+                # A change was applied or rolled back: the push carries the config as it is now.
+                self._sampler.refresh_config()
             snapshot = self._sampler.config
             send_dump = (
                 snapshot is not None
@@ -118,9 +138,11 @@ class Agent:
                 config=snapshot,
                 include_config_dump=send_dump,
                 gaps=gaps,
+                action_reports=reports,
             )
             result = self._transport.push(payload)
             if result.outcome is Outcome.DELIVERED:
+                self.apply.store.confirm(reports)
                 self._delivered(
                     batch, result, facts, snapshot.hash if send_dump and snapshot else None
                 )
@@ -128,14 +150,26 @@ class Agent:
             elif not self._handle_failure(batch, result, sent_dump=send_dump):
                 return
 
+    def recover_applies(self) -> None:
+        """Restore changes an earlier run left half applied (`run` does it first)."""
+        self.apply.recover()
+
     def close(self) -> None:
-        """Close the spool and connections."""
+        """Close the spool and connections (after letting a running apply finish)."""
+        self.apply.join(timeout=defaults.APPLY_TEST_TIMEOUT_S + self._config.apply_verify_s * 3)
         self._transport.close()
         self._sampler.close()
         self._spool.close()
 
     def _push_waiting(self) -> bool:
-        return not self.push_stopped and len(self._spool) > 0
+        return not self.push_stopped and (len(self._spool) > 0 or self.apply.store.has_pending())
+
+    def _report_carrier(self) -> list[dict[str, Any]]:
+        """A sample to carry step reports when the spool is empty (pushes need one)."""
+        if self._last_delivered is not None:
+            return [self._last_delivered]
+        self.collect_once()
+        return self._spool.oldest(1)
 
     def _push_due(self) -> bool:
         return self._push_waiting() and time.monotonic() >= self._next_push_at
@@ -150,6 +184,7 @@ class Agent:
         # Stored, duplicates and samples refused alone all leave the spool: resending a refused
         # sample cannot make it valid, and the good ones of the batch are stored.
         self._spool.remove_through(batch[-1]["seq"])
+        self._last_delivered = batch[-1]
         if self._backoff.failures:
             log.info("push succeeded again after %d failure(s)", self._backoff.failures)
         self._backoff.reset()
@@ -166,11 +201,7 @@ class Agent:
             self.interval_s = max(float(interval), defaults.MIN_PUSH_INTERVAL_S)
             log.info("server set the push interval to %g s", self.interval_s)
         if reply.get("actions"):
-            log.warning(
-                "ignoring %d pending action(s): applying changes is not available "
-                "in this agent version",
-                len(reply["actions"]),
-            )
+            self.apply.submit(reply["actions"])
 
     def _handle_failure(
         self, batch: list[dict[str, Any]], result: PushResult, *, sent_dump: bool

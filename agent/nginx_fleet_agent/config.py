@@ -32,6 +32,7 @@ class AgentConfig:
     nginx_args: list[str] = field(default_factory=list)
     pid_file: Path | None = None
     allow_apply: bool = False
+    apply_verify_s: float = defaults.APPLY_VERIFY_S
     spool_max_samples: int = defaults.SPOOL_MAX_SAMPLES
     spool_max_bytes: int = defaults.SPOOL_MAX_BYTES
     tls_verify: bool = True
@@ -50,6 +51,11 @@ class AgentConfig:
     def spool_file(self) -> Path:
         """Path of the on-disk sample spool."""
         return self.state_dir / defaults.SPOOL_FILE_NAME
+
+    @property
+    def apply_dir(self) -> Path:
+        """Journals, backups and step reports of applied changes (outside the nginx tree)."""
+        return self.state_dir / defaults.APPLY_DIR_NAME
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(AgentConfig)}
@@ -145,6 +151,8 @@ def _build(values: dict[str, Any], *, source: str) -> AgentConfig:
         raise ConfigError(
             f"log_level must be DEBUG, INFO, WARNING or ERROR, not {config.log_level!r}"
         )
+    if not 0 < config.apply_verify_s <= 300:
+        raise ConfigError("apply_verify_s must be > 0 and <= 300")
     if config.request_timeout_s <= 0:
         raise ConfigError("request_timeout_s must be > 0")
     if config.backoff_cap_s < defaults.BACKOFF_BASE_S:

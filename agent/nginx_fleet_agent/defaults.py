@@ -34,3 +34,12 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 300.0
 
 LOG_LEVEL = "INFO"
+
+# Applying approved changes: how long the agent watches nginx after a reload (new workers,
+# stub_status, the error log) before it calls the change verified.
+APPLY_VERIFY_S = 3.0
+# `nginx -t` of a changed config; a hung test fails the apply (and restores the files).
+APPLY_TEST_TIMEOUT_S = 30.0
+APPLY_DIR_NAME = "apply"
+# Step reports sent with one push; the server takes 200.
+MAX_ACTION_REPORTS_PER_PUSH = 200

@@ -18,6 +18,7 @@ def build_payload(
     config: ConfigSnapshot | None = None,
     include_config_dump: bool = False,
     gaps: list[dict[str, Any]] | None = None,
+    action_reports: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A push body; optional parts are left out rather than sent as null."""
     payload: dict[str, Any] = {
@@ -35,4 +36,6 @@ def build_payload(
     payload["samples"] = samples
     if gaps:
         payload["gaps"] = gaps
+    if action_reports:
+        payload["action_reports"] = action_reports
     return payload

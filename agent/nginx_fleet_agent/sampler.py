@@ -29,6 +29,7 @@ class Sampler:
     def __init__(self, config: AgentConfig) -> None:
         self._command = NginxCommand(config.nginx_binary, config.nginx_args)
         self._configured_pid_file = config.pid_file
+        self._allow_apply = config.allow_apply
         self.hostname = config.hostname or socket.gethostname()
         self.config_collector = NginxConfigCollector(self._command, config.config_rescan_cycles)
         self.facts_collector = FactsCollector(self._command)
@@ -62,6 +63,10 @@ class Sampler:
             )
         return {"ts": ts, **processes, **counters, **self.system.collect()}
 
+    def refresh_config(self) -> None:
+        """Re-read `nginx -T` now (after a change was applied or rolled back)."""
+        self._refresh_config(force=True)
+
     def close(self) -> None:
         """Release network resources."""
         self.stub_status.close()
@@ -72,7 +77,8 @@ class Sampler:
             self.processes.pid_file = self._resolve_pid_file()
 
     def _apply_config(self) -> None:
-        self.facts = self.facts_collector.collect()
+        # The UI offers changes only to hosts whose agent says it may apply them.
+        self.facts = {**self.facts_collector.collect(), "apply_allowed": self._allow_apply}
         if self.config is not None:
             self.stub_status.use_config(self.config.tree)
 

@@ -40,6 +40,8 @@ class FakeControlPlane:
     seen: set[tuple[str, int]] = field(default_factory=set)
     refused_seqs: set[int] = field(default_factory=set)
     gaps: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # Pending actions, repeated in every 200 reply as the real server repeats them.
+    actions: list[dict[str, Any]] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -125,5 +127,5 @@ class FakeControlPlane:
             "gaps": len(body.get("gaps", [])),
             "config_wanted": self.config_wanted,
             "push_interval_s": self.push_interval_s,
-            "actions": [],
+            "actions": self.actions,
         }

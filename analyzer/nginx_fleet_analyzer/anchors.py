@@ -12,7 +12,6 @@ so a finding about one header is not confused with one about the next header.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,6 +63,8 @@ KEYED_BY_FIRST_ARG = frozenset(
 def _bounded(label: str) -> str:
     if len(label) <= LABEL_LIMIT:
         return label
+    import hashlib  # only for over-long labels: its OpenSSL load costs every run ~5 ms
+
     digest = hashlib.sha1(label.encode(), usedforsecurity=False).hexdigest()[:8]
     return f"{label[: LABEL_LIMIT - 10]}…{digest}"
 

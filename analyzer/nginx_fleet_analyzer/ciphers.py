@@ -23,8 +23,9 @@ enabled does not depend on the others, so the replay is exact for membership.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from nginx_fleet_analyzer.record import Record
 
 # Families of broken or unauthenticated suites, in the order findings name them.
 WEAK_FAMILIES = ("RC4", "3DES", "DES", "MD5", "NULL", "EXPORT", "aNULL")
@@ -35,9 +36,10 @@ _EVERYTHING = "ALL:COMPLEMENTOFALL"
 _ANY_LEVEL = ":@SECLEVEL=0"
 
 
-@dataclass(frozen=True, slots=True)
-class Suite:
+class Suite(Record):
     """One TLS <= 1.2 suite the string enables, with the fields OpenSSL reports."""
+
+    __slots__ = ("auth", "bits", "digest", "kea", "name", "symmetric")
 
     name: str
     kea: str
@@ -45,6 +47,22 @@ class Suite:
     symmetric: str | None
     digest: str | None
     bits: int
+
+    def __init__(
+        self,
+        name: str,
+        kea: str,
+        auth: str,
+        symmetric: str | None,
+        digest: str | None,
+        bits: int,
+    ) -> None:
+        self.name = name
+        self.kea = kea
+        self.auth = auth
+        self.symmetric = symmetric
+        self.digest = digest
+        self.bits = bits
 
     @property
     def weaknesses(self) -> tuple[str, ...]:
@@ -68,9 +86,10 @@ class Suite:
         return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
-class Expansion:
+class Expansion(Record):
     """The suites a cipher string enables here, plus legacy ones older OpenSSL would enable."""
+
+    __slots__ = ("accepted", "legacy", "openssl", "spec", "suites")
 
     spec: str
     # False when this OpenSSL selects no suite: nginx -t fails with the same OpenSSL.
@@ -79,6 +98,20 @@ class Expansion:
     # Legacy suites (absent from this OpenSSL) the string enables on OpenSSL 1.1.1 and older.
     legacy: tuple[str, ...]
     openssl: str
+
+    def __init__(
+        self,
+        spec: str,
+        accepted: bool,
+        suites: tuple[Suite, ...],
+        legacy: tuple[str, ...],
+        openssl: str,
+    ) -> None:
+        self.spec = spec
+        self.accepted = accepted
+        self.suites = suites
+        self.legacy = legacy
+        self.openssl = openssl
 
     def weak(self) -> dict[str, list[str]]:
         """Weak family -> names of the enabled suites in it (this OpenSSL's, then legacy)."""

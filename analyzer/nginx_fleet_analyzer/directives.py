@@ -18,34 +18,81 @@ A value kind ('size', 'time', 'number', 'auto_number', 'size_off') is checked on
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import pairwise
-from typing import NamedTuple
 
 from nginx_fleet_analyzer import directive_data as _data
 from nginx_fleet_analyzer.facts import Version
 from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.record import Record
 
 
-class Spec(NamedTuple):
+class Spec(Record):
     """One row of the directive table."""
+
+    __slots__ = (
+        "args",
+        "block",
+        "contexts",
+        "deprecated",
+        "kind",
+        "last",
+        "module",
+        "name",
+        "package",
+        "removed",
+        "repeat",
+        "since",
+        "so",
+    )
 
     name: str
     contexts: str
     args: str
     module: str
-    kind: str = ""
-    since: Version | None = None
-    deprecated: Version | None = None
-    removed: Version | None = None
+    kind: str
+    since: Version | None
+    deprecated: Version | None
+    removed: Version | None
     # True: may appear several times in one block; False: "is duplicate"; None: decided by form.
-    repeat: bool | None = None
+    repeat: bool | None
     # Whether nginx wants a { block } after it.
-    block: bool = False
+    block: bool
     # Last nginx release that had it (None: still in the newest release read).
-    last: Version | None = None
+    last: Version | None
     # Third-party module project ('' for nginx's own modules) and the .so files that load it.
-    package: str = ""
-    so: tuple[str, ...] = ()
+    package: str
+    so: tuple[str, ...]
+
+    def __init__(
+        self,
+        name: str,
+        contexts: str,
+        args: str,
+        module: str,
+        kind: str = "",
+        since: Version | None = None,
+        deprecated: Version | None = None,
+        removed: Version | None = None,
+        repeat: bool | None = None,
+        block: bool = False,
+        last: Version | None = None,
+        package: str = "",
+        so: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.contexts = contexts
+        self.args = args
+        self.module = module
+        self.kind = kind
+        self.since = since
+        self.deprecated = deprecated
+        self.removed = removed
+        self.repeat = repeat
+        self.block = block
+        self.last = last
+        self.package = package
+        self.so = so
 
 
 # Modules compiled in unless `--without-…` (kept for callers; OPTIONAL_MODULES is the test now).
@@ -307,44 +354,61 @@ def _row(line: str, after: dict[str, str]) -> Spec:
     )
 
 
-def _rows() -> tuple[Spec, ...]:
-    releases = _data.RELEASES.split()
-    after = dict(pairwise(releases))
-    rows = [_row(line, after) for line in _data.ROWS.splitlines()]
-    # nginx's own current rows first, then removed ones, then third-party modules'.
-    rows.sort(key=lambda r: (r.package != "", [-p for p in r.last or (999, 0, 0)]))
-    return tuple(rows)
+def _raw_rows() -> dict[str, list[str]]:
+    """The generated rows' lines by directive name, unparsed (a run needs a few dozen names)."""
+    by_name: dict[str, list[str]] = {}
+    for line in _data.ROWS.splitlines():
+        by_name.setdefault(line[: line.index(" ")], []).append(line)
+    return by_name
 
 
-_ROWS: tuple[Spec, ...] = _rows()
+# Parsing all ~2,000 rows at import cost a CLI run more than analysing a 300-line config, so
+# rows are parsed per name on first use and cached.
+_RAW: dict[str, list[str]] = _raw_rows()
+_AFTER: dict[str, str] = dict(pairwise(_data.RELEASES.split()))
+_SPECS: dict[str, tuple[Spec, ...]] = {}
 
 
-def _index(rows: tuple[Spec, ...]) -> dict[str, tuple[Spec, ...]]:
-    table: dict[str, list[Spec]] = {}
-    for row in rows:
-        table.setdefault(row.name, []).append(row)
-    return {name: tuple(specs) for name, specs in table.items()}
-
-
-TABLE: dict[str, tuple[Spec, ...]] = _index(_ROWS)
-
-# Every .so file name the table knows (load_module modules/X.so), nginx's own and third-party.
-SO_FILES: frozenset[str] = frozenset(s for row in _ROWS for s in row.so) | frozenset(
-    name for name, _package in _data.SO_NAMES
-)
-
-# Directives whose block body is opaque text (third-party Lua module and the like).
-RAW_BLOCK_SUFFIX = "_by_lua_block"
+def _order(row: Spec) -> tuple[bool, list[int]]:
+    """nginx's own current rows first, then removed ones (newest first), then third-party."""
+    return (row.package != "", [-p for p in row.last or (999, 0, 0)])
 
 
 def specs(name: str) -> tuple[Spec, ...]:
     """Every table row for a directive name (one per module that provides it)."""
-    return TABLE.get(name, ())
+    rows = _SPECS.get(name)
+    if rows is None:
+        rows = tuple(sorted((_row(line, _AFTER) for line in _RAW.get(name, ())), key=_order))
+        _SPECS[name] = rows
+    return rows
 
 
 def is_known(name: str) -> bool:
     """Whether any module in the table provides this directive."""
-    return name in TABLE
+    return name in _RAW
+
+
+def table() -> dict[str, tuple[Spec, ...]]:
+    """The whole table by directive name (for checks over every row; parses them all)."""
+    return {name: specs(name) for name in _RAW}
+
+
+@cache
+def so_files() -> frozenset[str]:
+    """Every .so file name the table knows (load_module modules/X.so), nginx's and third-party."""
+    # The last field of a row is its comma-separated .so files ('-' for none).
+    named = (
+        so
+        for lines in _RAW.values()
+        for line in lines
+        for so in line.rsplit(" ", 1)[1].split(",")
+        if so != "-"
+    )
+    return frozenset(named) | frozenset(name for name, _package in _data.SO_NAMES)
+
+
+# Directives whose block body is opaque text (third-party Lua module and the like).
+RAW_BLOCK_SUFFIX = "_by_lua_block"
 
 
 def context_code(node: Directive) -> str | None:

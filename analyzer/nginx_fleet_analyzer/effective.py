@@ -10,11 +10,11 @@ nested locations. Rules judge these effective values, not lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import Record
 
 # nginx's defaults of the settings rules judge (from the module documentation).
 DEFAULTS: dict[str, tuple[str, ...]] = {
@@ -79,13 +79,19 @@ class Role(StrEnum):
     REROUTES = "only rewrites or redirects"
 
 
-@dataclass(slots=True, frozen=True)
-class Effective:
+class Effective(Record):
     """The value of one directive in force at a block, and where it comes from."""
+
+    __slots__ = ("args", "name", "node")
 
     name: str
     node: Directive | None
     args: tuple[str, ...]
+
+    def __init__(self, name: str, node: Directive | None, args: tuple[str, ...]) -> None:
+        self.name = name
+        self.node = node
+        self.args = args
 
     @property
     def default_used(self) -> bool:

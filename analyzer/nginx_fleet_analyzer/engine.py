@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 from nginx_fleet_analyzer import anchors
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
 from nginx_fleet_analyzer.findings import Finding, Severity, number_alike
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import Record, replace
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
 from nginx_fleet_analyzer.scoring import Muted, Score, score
 
 
-@dataclass(slots=True, frozen=True)
-class RuleFailure:
+class RuleFailure(Record):
     """A rule that crashed: an internal error of ours, not a problem of the config."""
+
+    __slots__ = ("error", "rule")
 
     rule: str
     error: str
 
+    def __init__(self, rule: str, error: str) -> None:
+        self.rule = rule
+        self.error = error
 
-@dataclass(slots=True, frozen=True)
-class Report:
+
+class Report(Record):
     """Findings sorted by file and line, the score, and any rule that failed."""
+
+    __slots__ = ("failures", "findings", "score")
 
     findings: list[Finding]
     score: Score
-    failures: list[RuleFailure] = field(default_factory=list)
+    failures: list[RuleFailure]
+
+    def __init__(
+        self,
+        findings: list[Finding],
+        score: Score,
+        failures: list[RuleFailure] | None = None,
+    ) -> None:
+        self.findings = findings
+        self.score = score
+        self.failures = [] if failures is None else failures
 
     @property
     def has_errors(self) -> bool:

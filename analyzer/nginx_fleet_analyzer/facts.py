@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+
+from nginx_fleet_analyzer.record import Record, field_names
 
 Version = tuple[int, int, int]
 
@@ -80,25 +81,61 @@ def _facts_of_payload(payload: Mapping[str, object]) -> dict[str, object]:
     return facts
 
 
-@dataclass(slots=True, frozen=True)
-class HostFacts:
+class HostFacts(Record):
     """What the agent reported about the host and its nginx build."""
 
-    nginx_version: Version | None = None
-    cpu_count: int | None = None
-    mem_total_bytes: int | None = None
+    __slots__ = (
+        "cpu_count",
+        "disabled_modules",
+        "extra_modules",
+        "mem_total_bytes",
+        "modules",
+        "modules_known",
+        "nginx_version",
+        "openssl_version",
+        "somaxconn",
+        "worker_nofile_limit",
+    )
+
+    nginx_version: Version | None
+    cpu_count: int | None
+    mem_total_bytes: int | None
     # Modules the build names (nginx -V), e.g. 'http_ssl_module', 'stream'.
-    modules: frozenset[str] = frozenset()
+    modules: frozenset[str]
     # Default modules the build left out (`--without-http_gzip_module`).
-    disabled_modules: frozenset[str] = frozenset()
+    disabled_modules: frozenset[str]
     # True when nginx -V was seen at all, so absent optional modules are really absent.
-    modules_known: bool = False
+    modules_known: bool
     # Third-party modules compiled in (`--add-module=PATH`), by directory name.
-    extra_modules: frozenset[str] = frozenset()
-    worker_nofile_limit: int | None = None
-    somaxconn: int | None = None
+    extra_modules: frozenset[str]
+    worker_nofile_limit: int | None
+    somaxconn: int | None
     # The OpenSSL version nginx runs with (decides whether RC4/3DES suites exist at all).
-    openssl_version: Version | None = None
+    openssl_version: Version | None
+
+    def __init__(
+        self,
+        nginx_version: Version | None = None,
+        cpu_count: int | None = None,
+        mem_total_bytes: int | None = None,
+        modules: frozenset[str] = frozenset(),
+        disabled_modules: frozenset[str] = frozenset(),
+        modules_known: bool = False,
+        extra_modules: frozenset[str] = frozenset(),
+        worker_nofile_limit: int | None = None,
+        somaxconn: int | None = None,
+        openssl_version: Version | None = None,
+    ) -> None:
+        self.nginx_version = nginx_version
+        self.cpu_count = cpu_count
+        self.mem_total_bytes = mem_total_bytes
+        self.modules = modules
+        self.disabled_modules = disabled_modules
+        self.modules_known = modules_known
+        self.extra_modules = extra_modules
+        self.worker_nofile_limit = worker_nofile_limit
+        self.somaxconn = somaxconn
+        self.openssl_version = openssl_version
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object] | None) -> HostFacts:
@@ -140,8 +177,7 @@ class HostFacts:
         return None if self.nginx_version is None else self.nginx_version >= at_least
 
 
-@dataclass(slots=True, frozen=True)
-class MetricsWindow:
+class MetricsWindow(Record):
     """Figures over the last hour; None means not measured (rules needing it stay silent).
 
     `cpu_pct` is the whole host's mean CPU; rules about nginx's own CPU cost use the
@@ -151,22 +187,77 @@ class MetricsWindow:
     agents that send only the total).
     """
 
-    peak_active: float | None = None
-    avg_active: float | None = None
-    avg_waiting: float | None = None
-    waiting_ratio: float | None = None
-    accepts_delta: float | None = None
-    handled_delta: float | None = None
-    req_per_s: float | None = None
-    cpu_pct: float | None = None
-    listen_overflows_delta: float | None = None
-    listen_drops_delta: float | None = None
-    cache_hit_ratio: float | None = None
-    upstream_req_per_s: dict[str, float] = field(default_factory=dict)
-    status_2xx_get_ratio: float | None = None
-    nginx_cpu_pct_mean: float | None = None
-    nginx_cpu_pct_p95: float | None = None
-    nginx_cpu_source: str | None = None
+    __slots__ = (
+        "accepts_delta",
+        "avg_active",
+        "avg_waiting",
+        "cache_hit_ratio",
+        "cpu_pct",
+        "handled_delta",
+        "listen_drops_delta",
+        "listen_overflows_delta",
+        "nginx_cpu_pct_mean",
+        "nginx_cpu_pct_p95",
+        "nginx_cpu_source",
+        "peak_active",
+        "req_per_s",
+        "status_2xx_get_ratio",
+        "upstream_req_per_s",
+        "waiting_ratio",
+    )
+
+    peak_active: float | None
+    avg_active: float | None
+    avg_waiting: float | None
+    waiting_ratio: float | None
+    accepts_delta: float | None
+    handled_delta: float | None
+    req_per_s: float | None
+    cpu_pct: float | None
+    listen_overflows_delta: float | None
+    listen_drops_delta: float | None
+    cache_hit_ratio: float | None
+    upstream_req_per_s: dict[str, float]
+    status_2xx_get_ratio: float | None
+    nginx_cpu_pct_mean: float | None
+    nginx_cpu_pct_p95: float | None
+    nginx_cpu_source: str | None
+
+    def __init__(
+        self,
+        peak_active: float | None = None,
+        avg_active: float | None = None,
+        avg_waiting: float | None = None,
+        waiting_ratio: float | None = None,
+        accepts_delta: float | None = None,
+        handled_delta: float | None = None,
+        req_per_s: float | None = None,
+        cpu_pct: float | None = None,
+        listen_overflows_delta: float | None = None,
+        listen_drops_delta: float | None = None,
+        cache_hit_ratio: float | None = None,
+        upstream_req_per_s: dict[str, float] | None = None,
+        status_2xx_get_ratio: float | None = None,
+        nginx_cpu_pct_mean: float | None = None,
+        nginx_cpu_pct_p95: float | None = None,
+        nginx_cpu_source: str | None = None,
+    ) -> None:
+        self.peak_active = peak_active
+        self.avg_active = avg_active
+        self.avg_waiting = avg_waiting
+        self.waiting_ratio = waiting_ratio
+        self.accepts_delta = accepts_delta
+        self.handled_delta = handled_delta
+        self.req_per_s = req_per_s
+        self.cpu_pct = cpu_pct
+        self.listen_overflows_delta = listen_overflows_delta
+        self.listen_drops_delta = listen_drops_delta
+        self.cache_hit_ratio = cache_hit_ratio
+        self.upstream_req_per_s = {} if upstream_req_per_s is None else upstream_req_per_s
+        self.status_2xx_get_ratio = status_2xx_get_ratio
+        self.nginx_cpu_pct_mean = nginx_cpu_pct_mean
+        self.nginx_cpu_pct_p95 = nginx_cpu_pct_p95
+        self.nginx_cpu_source = nginx_cpu_source
 
     def sustained_nginx_cpu(self) -> tuple[float, str] | None:
         """(figure, which) of nginx's CPU in % of all cores: p95 when measured, else the mean."""
@@ -204,18 +295,18 @@ class MetricsWindow:
         if not data:
             return cls()
         values: dict[str, object] = {}
-        for f in fields(cls):
-            raw = data.get(f.name)
-            if f.name == "upstream_req_per_s":
+        for name in field_names(cls):
+            raw = data.get(name)
+            if name == "upstream_req_per_s":
                 if isinstance(raw, Mapping):
-                    values[f.name] = {
+                    values[name] = {
                         str(k): v
                         for k, v in ((k, _float(v)) for k, v in raw.items())
                         if v is not None
                     }
                 continue
-            if f.name == "nginx_cpu_source":
-                values[f.name] = raw if isinstance(raw, str) else None
+            if name == "nginx_cpu_source":
+                values[name] = raw if isinstance(raw, str) else None
                 continue
-            values[f.name] = _float(raw)
+            values[name] = _float(raw)
         return cls(**values)  # type: ignore[arg-type]

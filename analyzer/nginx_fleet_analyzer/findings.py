@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Literal
 
-FixAction = Literal["set", "add", "remove", "replace", "none"]
+from nginx_fleet_analyzer.record import Record, replace
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Literal
+
+    FixAction = Literal["set", "add", "remove", "replace", "none"]
 
 
 class Severity(StrEnum):
@@ -34,13 +38,14 @@ class Category(StrEnum):
     SECURITY = "security"
 
 
-@dataclass(slots=True, frozen=True)
-class Fix:
+class Fix(Record):
     """The change the diff generator applies.
 
     `file`/`line` anchor it: the directive to replace or remove, or the block to add into.
     `context` names that block for people, e.g. 'http', 'server', 'location /static/'.
     """
+
+    __slots__ = ("action", "args", "context", "directive", "file", "line", "note")
 
     action: FixAction
     directive: str
@@ -48,7 +53,25 @@ class Fix:
     file: str
     line: int
     context: str
-    note: str = ""
+    note: str
+
+    def __init__(
+        self,
+        action: FixAction,
+        directive: str,
+        args: list[str],
+        file: str,
+        line: int,
+        context: str,
+        note: str = "",
+    ) -> None:
+        self.action = action
+        self.directive = directive
+        self.args = args
+        self.file = file
+        self.line = line
+        self.context = context
+        self.note = note
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form."""
@@ -63,8 +86,7 @@ class Fix:
         }
 
 
-@dataclass(slots=True, frozen=True)
-class Finding:
+class Finding(Record):
     """One problem at one place, with the figures that show it and the fix.
 
     `place` is the block path of the directive the finding is about and `directive` that
@@ -73,18 +95,61 @@ class Finding:
     `ordinal` tells apart findings of one rule about one directive (1, 2, ... in report order).
     """
 
+    __slots__ = (
+        "category",
+        "directive",
+        "doc_url",
+        "evidence",
+        "file",
+        "fix",
+        "line",
+        "message",
+        "ordinal",
+        "place",
+        "rule",
+        "severity",
+    )
+
     rule: str
     severity: Severity
     category: Category
     file: str
     line: int
     message: str
-    evidence: dict[str, object] = field(default_factory=dict)
-    fix: Fix | None = None
-    doc_url: str = ""
-    place: str = ""
-    directive: str = ""
-    ordinal: int = 1
+    evidence: dict[str, object]
+    fix: Fix | None
+    doc_url: str
+    place: str
+    directive: str
+    ordinal: int
+
+    def __init__(
+        self,
+        rule: str,
+        severity: Severity,
+        category: Category,
+        file: str,
+        line: int,
+        message: str,
+        evidence: dict[str, object] | None = None,
+        fix: Fix | None = None,
+        doc_url: str = "",
+        place: str = "",
+        directive: str = "",
+        ordinal: int = 1,
+    ) -> None:
+        self.rule = rule
+        self.severity = severity
+        self.category = category
+        self.file = file
+        self.line = line
+        self.message = message
+        self.evidence = {} if evidence is None else evidence
+        self.fix = fix
+        self.doc_url = doc_url
+        self.place = place
+        self.directive = directive
+        self.ordinal = ordinal
 
     @property
     def key(self) -> str:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
-from typing import Literal
 
-TokenKind = Literal["word", "quoted", ";", "{", "}", "comment", "error"]
+from nginx_fleet_analyzer.record import Record
+
+TYPE_CHECKING = False  # not typing's: see cli.py
+if TYPE_CHECKING:
+    from typing import Literal
+
+    TokenKind = Literal["word", "quoted", ";", "{", "}", "comment", "error"]
 
 # A word runs until whitespace, ';' or '{' (a '}' inside a word is literal, as in nginx);
 # '${' continues a word (a variable, not a block) and a backslash escapes the next character.
@@ -34,15 +38,23 @@ def unescape(text: str) -> str:
     return _ESCAPES.sub(lambda m: _ESCAPED.get(m[1], m[0]), text)
 
 
-@dataclass(slots=True)
-class Token:
+class Token(Record):
     """One token: its kind, value (unquoted, unescaped), the text as written and its span."""
+
+    __slots__ = ("end", "kind", "raw", "start", "value")
 
     kind: TokenKind
     value: str
     raw: str
     start: int
     end: int
+
+    def __init__(self, kind: TokenKind, value: str, raw: str, start: int, end: int) -> None:
+        self.kind = kind
+        self.value = value
+        self.raw = raw
+        self.start = start
+        self.end = end
 
 
 class LineIndex:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+from nginx_fleet_analyzer.record import Record
 
 
-@dataclass(slots=True, eq=False)
 class Directive:
     """One directive (or map/types entry) with its position in the original text.
 
@@ -14,6 +14,23 @@ class Directive:
     directive from the first character of its name to just after its ';' or closing '}');
     `ConfigFile.byte_span` gives the same span in UTF-8 bytes of the file.
     """
+
+    __slots__ = (
+        "_by_name",
+        "_descendants",
+        "args",
+        "block",
+        "column",
+        "end",
+        "file",
+        "line",
+        "name",
+        "parent",
+        "raw_args",
+        "raw_block",
+        "start",
+        "via",
+    )
 
     name: str
     args: list[str]
@@ -23,15 +40,45 @@ class Directive:
     column: int
     start: int
     end: int
-    block: list[Directive] | None = None
-    parent: Directive | None = None
+    block: list[Directive] | None
+    parent: Directive | None
     # The include directive that pulled this top-level directive of an included file in.
-    via: Directive | None = None
+    via: Directive | None
     # Verbatim body of an opaque block such as `content_by_lua_block { ... }`.
-    raw_block: str | None = None
+    raw_block: str | None
     # Children by name, built on first lookup: the tree is not changed after parsing.
-    _by_name: dict[str, list[Directive]] | None = field(default=None, repr=False)
-    _descendants: list[Directive] | None = field(default=None, repr=False)
+    _by_name: dict[str, list[Directive]] | None
+    _descendants: list[Directive] | None
+
+    def __init__(
+        self,
+        name: str,
+        args: list[str],
+        raw_args: list[str],
+        file: str,
+        line: int,
+        column: int,
+        start: int,
+        end: int,
+        block: list[Directive] | None = None,
+        parent: Directive | None = None,
+        via: Directive | None = None,
+        raw_block: str | None = None,
+    ) -> None:
+        self.name = name
+        self.args = args
+        self.raw_args = raw_args
+        self.file = file
+        self.line = line
+        self.column = column
+        self.start = start
+        self.end = end
+        self.block = block
+        self.parent = parent
+        self.via = via
+        self.raw_block = raw_block
+        self._by_name = None
+        self._descendants = None
 
     @property
     def context(self) -> str:
@@ -101,9 +148,10 @@ def _group_by_name(nodes: list[Directive]) -> dict[str, list[Directive]]:
     return grouped
 
 
-@dataclass(slots=True, frozen=True)
-class Comment:
+class Comment(Record):
     """A `#` comment, text without the leading '#'."""
+
+    __slots__ = ("column", "end", "file", "line", "start", "text")
 
     text: str
     file: str
@@ -112,16 +160,37 @@ class Comment:
     start: int
     end: int
 
+    def __init__(self, text: str, file: str, line: int, column: int, start: int, end: int) -> None:
+        self.text = text
+        self.file = file
+        self.line = line
+        self.column = column
+        self.start = start
+        self.end = end
 
-@dataclass(slots=True)
-class ConfigFile:
+
+class ConfigFile(Record):
     """One file of the configuration with its verbatim text."""
+
+    __slots__ = ("comments", "directives", "path", "text")
 
     path: str
     text: str
-    comments: list[Comment] = field(default_factory=list)
+    comments: list[Comment]
     # The file's own top-level directives before include resolution.
-    directives: list[Directive] = field(default_factory=list)
+    directives: list[Directive]
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        comments: list[Comment] | None = None,
+        directives: list[Directive] | None = None,
+    ) -> None:
+        self.path = path
+        self.text = text
+        self.comments = [] if comments is None else comments
+        self.directives = [] if directives is None else directives
 
     def byte_span(self, start: int, end: int) -> tuple[int, int]:
         """The UTF-8 byte offsets of the str span text[start:end], for edits of the raw file."""
@@ -129,39 +198,79 @@ class ConfigFile:
         return head, head + len(self.text[start:end].encode())
 
 
-@dataclass(slots=True, frozen=True)
-class ParseError:
+class ParseError(Record):
     """A syntax problem found while reading the text (reported as a V-* finding)."""
+
+    __slots__ = ("column", "file", "line", "message", "rule")
 
     file: str
     line: int
     column: int
     message: str
     # Which validity rule reports it: 'V-args' for syntax, 'V-context' for block structure.
-    rule: str = "V-args"
+    rule: str
+
+    def __init__(
+        self, file: str, line: int, column: int, message: str, rule: str = "V-args"
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+        self.rule = rule
 
 
-@dataclass(eq=False)
 class ParsedConfig:
     """A whole configuration: every file, the resolved tree and the problems met."""
 
+    # __weakref__: rules cache derived tables per config in a WeakKeyDictionary.
+    __slots__ = (
+        "__weakref__",
+        "_by_name",
+        "_order",
+        "_root_by_name",
+        "context",
+        "errors",
+        "files",
+        "from_dump",
+        "root",
+        "unresolved",
+    )
+
     files: dict[str, ConfigFile]
     root: list[Directive]
-    errors: list[ParseError] = field(default_factory=list)
+    errors: list[ParseError]
     # Derived on first use (document order, by name, root by name); the tree is not changed
     # after parsing.
-    _order: list[Directive] | None = field(default=None, repr=False, compare=False)
-    _by_name: dict[str, list[Directive]] | None = field(default=None, repr=False, compare=False)
-    _root_by_name: dict[str, list[Directive]] | None = field(
-        default=None, repr=False, compare=False
-    )
+    _order: list[Directive] | None
+    _by_name: dict[str, list[Directive]] | None
+    _root_by_name: dict[str, list[Directive]] | None
     # The context the main file was read in: 'main' for a whole config, else the block nginx
     # would include it in ('http' for a site file, 'server' for a location snippet...).
-    context: str = "main"
+    context: str
     # Includes whose files were not read (absent from the dump, or not found next to one file).
-    unresolved: list[Unresolved] = field(default_factory=list)
+    unresolved: list[Unresolved]
     # Whether the text was an `nginx -T` dump (every file nginx read is in it).
-    from_dump: bool = False
+    from_dump: bool
+
+    def __init__(
+        self,
+        files: dict[str, ConfigFile],
+        root: list[Directive],
+        errors: list[ParseError] | None = None,
+        context: str = "main",
+        unresolved: list[Unresolved] | None = None,
+        from_dump: bool = False,
+    ) -> None:
+        self.files = files
+        self.root = root
+        self.errors = [] if errors is None else errors
+        self._order = None
+        self._by_name = None
+        self._root_by_name = None
+        self.context = context
+        self.unresolved = [] if unresolved is None else unresolved
+        self.from_dump = from_dump
 
     @property
     def partial(self) -> bool:
@@ -242,10 +351,15 @@ class ParsedConfig:
         return source.text[node.start : node.end] if source is not None else ""
 
 
-@dataclass(slots=True, frozen=True)
-class Unresolved:
+class Unresolved(Record):
     """An include whose files were not read, so what they hold is not analysed."""
+
+    __slots__ = ("include", "reason")
 
     include: Directive
     # Why, for people: 'not in the dump', 'no such file', 'only this file was given'.
     reason: str
+
+    def __init__(self, include: Directive, reason: str) -> None:
+        self.include = include
+        self.reason = reason

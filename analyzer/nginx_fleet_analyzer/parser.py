@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from nginx_fleet_analyzer.directives import RAW_BLOCK_SUFFIX
 from nginx_fleet_analyzer.lexer import LineIndex, Token, first_binary, raw_block_end, tokenize
 from nginx_fleet_analyzer.model import Comment, Directive, ParseError
+from nginx_fleet_analyzer.record import Record
 
 # Rule ids parse errors are reported under: token-level problems make a directive's arguments
 # wrong (V-args); unbalanced braces put directives in the wrong block (V-context).
@@ -14,21 +13,37 @@ SYNTAX = "V-args"
 STRUCTURE = "V-context"
 
 
-@dataclass(slots=True)
-class FileTree:
+class FileTree(Record):
     """One file's own directives (includes not resolved), comments and syntax errors."""
 
-    directives: list[Directive] = field(default_factory=list)
-    comments: list[Comment] = field(default_factory=list)
-    errors: list[ParseError] = field(default_factory=list)
+    __slots__ = ("comments", "directives", "errors")
+
+    directives: list[Directive]
+    comments: list[Comment]
+    errors: list[ParseError]
+
+    def __init__(
+        self,
+        directives: list[Directive] | None = None,
+        comments: list[Comment] | None = None,
+        errors: list[ParseError] | None = None,
+    ) -> None:
+        self.directives = [] if directives is None else directives
+        self.comments = [] if comments is None else comments
+        self.errors = [] if errors is None else errors
 
 
-@dataclass(slots=True)
-class _Frame:
+class _Frame(Record):
     """An open block: its directive (None for the file level or a nameless block) and body."""
+
+    __slots__ = ("body", "directive")
 
     directive: Directive | None
     body: list[Directive]
+
+    def __init__(self, directive: Directive | None, body: list[Directive]) -> None:
+        self.directive = directive
+        self.body = body
 
 
 class _FileParser:

@@ -14,21 +14,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
+from nginx_fleet_analyzer.record import Record
 
 WEIGHTS = {Severity.ERROR: 0.25, Severity.WARNING: 0.10, Severity.INFO: 0.03}
 
 Muted = Callable[[Finding], bool] | Collection[str] | None
 
 
-@dataclass(slots=True, frozen=True)
-class Score:
+class Score(Record):
     """Overall and per-category scores (every category present, 100 when clean)."""
+
+    __slots__ = ("categories", "overall")
 
     overall: int
     categories: dict[str, int]
+
+    def __init__(self, overall: int, categories: dict[str, int]) -> None:
+        self.overall = overall
+        self.categories = categories
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form."""

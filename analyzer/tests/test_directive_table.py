@@ -14,11 +14,11 @@ from nginx_fleet_analyzer.directives import (
     FIRST_RELEASE,
     LAST_RELEASE,
     OPTIONAL_MODULES,
-    TABLE,
     Spec,
     doc_url,
     is_known,
     specs,
+    table,
 )
 from nginx_fleet_analyzer.facts import HostFacts
 from nginx_fleet_analyzer.findings import Finding
@@ -447,7 +447,7 @@ def test_every_directive_of_the_installed_nginx_agrees(tmp_path: Path) -> None:
     version = (1, 22, 1)
     wrong_order = ("events", "ups", "main", "loc", "http", "srv", "ssrv", "msrv")
     problems = []
-    for name, rows in TABLE.items():
+    for name, rows in table().items():
         allowed = {c for s in rows for c in s.contexts.split()}
         for spec in rows:
             if (spec.since and spec.since > version) or (spec.removed and spec.removed <= version):

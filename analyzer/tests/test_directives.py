@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nginx_fleet_analyzer.arguments import argument_problem, arity_ok
-from nginx_fleet_analyzer.directives import TABLE, context_code, doc_url, matching_spec, specs
+from nginx_fleet_analyzer.directives import context_code, doc_url, matching_spec, specs, table
 from nginx_fleet_analyzer.loader import parse_text
 
 
@@ -45,7 +45,7 @@ def test_every_row_uses_known_forms_and_context_codes() -> None:
             "*",
         ]
     )
-    for name, rows in TABLE.items():
+    for name, rows in table().items():
         for row in rows:
             assert set(row.contexts.split()) <= codes, name
             assert row.args in ("flag", "*") or row.args.rstrip("+").isdigit(), name
@@ -78,3 +78,13 @@ def test_doc_links_point_at_the_module_page_anchor() -> None:
     assert doc_url("keepalive").endswith("http/ngx_http_upstream_module.html#keepalive")
     assert doc_url("http2").endswith("http/ngx_http_v2_module.html#http2")
     assert doc_url("no_such_thing") == ""
+
+
+def test_so_files_read_from_the_raw_rows_match_the_parsed_table() -> None:
+    """The cheap .so scan (last field of each raw row) agrees with every parsed row."""
+    from nginx_fleet_analyzer import directive_data
+    from nginx_fleet_analyzer.directives import so_files
+
+    parsed = {so for rows in table().values() for row in rows for so in row.so}
+    assert parsed | {name for name, _package in directive_data.SO_NAMES} == so_files()
+    assert "ngx_http_brotli_filter_module.so" in so_files()

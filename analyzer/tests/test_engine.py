@@ -40,3 +40,13 @@ def test_garbage_input_gives_findings_not_exceptions() -> None:
     assert report.has_errors and all(
         f.rule.startswith("V-") for f in report.findings if f.severity == "error"
     )
+
+
+def test_rule_modules_list_every_module_of_the_rules_package() -> None:
+    """The named rule modules are exactly the package's public modules (none forgotten)."""
+    import pkgutil
+
+    from nginx_fleet_analyzer import rules
+
+    found = {m.name for m in pkgutil.iter_modules(rules.__path__) if not m.name.startswith("_")}
+    assert set(rules.RULE_MODULES) == found

@@ -22,6 +22,7 @@ from app.api.deps import SessionDep
 from app.api.middleware import CSRFMiddleware, RequestBodyMiddleware, SecurityHeadersMiddleware
 from app.audit.router import router as audit_router
 from app.auth.router import router as auth_router
+from app.changes.router import router as changes_router
 from app.configs.router import router as configs_router
 from app.core.config import get_settings
 from app.core.db import SessionLocal
@@ -143,6 +144,7 @@ def create_app() -> FastAPI:
         metrics_router,
         configs_router,
         findings_router,
+        changes_router,
         agents_router,
         events_router,
     )

@@ -2,6 +2,7 @@
 
 from app.audit.models import AuditEntry
 from app.auth.models import LoginAttempts, UserSession
+from app.changes.models import Change, ChangeEvent, Rollout
 from app.configs.models import ConfigAnalysis, ConfigSnapshot
 from app.core.db import Base
 from app.enrollment.models import EnrollmentToken
@@ -14,6 +15,8 @@ __all__ = [
     "Ack",
     "AuditEntry",
     "Base",
+    "Change",
+    "ChangeEvent",
     "ConfigAnalysis",
     "ConfigSnapshot",
     "EnrollmentToken",
@@ -22,6 +25,7 @@ __all__ = [
     "HostFacts",
     "LoginAttempts",
     "Role",
+    "Rollout",
     "Sample",
     "SampleGap",
     "SampleRollup",

@@ -48,3 +48,10 @@ def test_login_storm_times_the_agent_before_and_during_the_storm() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ratio ping storm/baseline:" in done.stdout
     assert '"401"' in done.stdout
+
+
+def test_agent_apply_verifies_every_change_on_real_nginx() -> None:
+    done = run_script("agent_apply.py", "--quick", "--verify-s", "0.5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "received → verified: median" in done.stdout
+    assert "correctness: OK" in done.stdout

@@ -7,24 +7,34 @@ module of this package is imported by `all_rules()`, so adding a rule touches on
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from nginx_fleet_analyzer.anchors import block_path, segment
 from nginx_fleet_analyzer.directives import doc_url
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow, Version
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import Record
 
 
-@dataclass(slots=True, frozen=True)
-class RuleContext:
+class RuleContext(Record):
     """Everything a rule may look at."""
 
+    __slots__ = ("config", "facts", "metrics")
+
     config: ParsedConfig
-    facts: HostFacts | None = None
-    metrics: MetricsWindow | None = None
+    facts: HostFacts | None
+    metrics: MetricsWindow | None
+
+    def __init__(
+        self,
+        config: ParsedConfig,
+        facts: HostFacts | None = None,
+        metrics: MetricsWindow | None = None,
+    ) -> None:
+        self.config = config
+        self.facts = facts
+        self.metrics = metrics
 
     @property
     def nginx_version(self) -> Version | None:
@@ -35,14 +45,21 @@ class RuleContext:
 RuleCheck = Callable[[RuleContext], Iterable[Finding]]
 
 
-@dataclass(slots=True, frozen=True)
-class Rule:
+class Rule(Record):
     """A registered rule: catalogue id, category, default severity and its check."""
+
+    __slots__ = ("category", "check", "id", "severity")
 
     id: str
     category: Category
     severity: Severity
-    check: RuleCheck = field(compare=False)
+    check: RuleCheck
+
+    def __init__(self, id: str, category: Category, severity: Severity, check: RuleCheck) -> None:
+        self.id = id
+        self.category = category
+        self.severity = severity
+        self.check = check
 
     def finding(
         self,
@@ -102,6 +119,24 @@ def all_rules() -> list[Rule]:
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
 
 
+# The modules that register rules, named rather than discovered: pkgutil's scan and import cost
+# every CLI run a few ms (a test checks the list against the package's files).
+RULE_MODULES = (
+    "buffers",
+    "cache",
+    "compression",
+    "keepalive",
+    "logging",
+    "security",
+    "security_access",
+    "security_headers",
+    "security_injection",
+    "security_origins",
+    "tls",
+    "transfer",
+    "validity",
+    "workers",
+)
 _loaded = False
 
 
@@ -109,8 +144,8 @@ def _load_rule_modules() -> None:
     global _loaded
     if _loaded:
         return
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
+    for name in RULE_MODULES:
+        importlib.import_module(f"{__name__}.{name}")
     _loaded = True
 
 

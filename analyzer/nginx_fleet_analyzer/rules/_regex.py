@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Any
+
+from nginx_fleet_analyzer.record import Record
 
 # re._parser is the engine's own parser (sre_parse before 3.11 without the deprecation warning).
+TYPE_CHECKING = False  # not typing's: see cli.py
+if TYPE_CHECKING:
+    from typing import Any
+
+    Node = tuple[Any, Any]
+
 _PARSER: Any = importlib.import_module("re._parser")
 _NAMED_GROUP = re.compile(r"\(\?(?:<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)')")
 _SPACES = " \t\n\r\f\v"
 _MAX_SAMPLES = 24
-
-Node = tuple[Any, Any]
 
 
 def _op(node: Node) -> str:
@@ -33,15 +37,30 @@ def to_python(pattern: str) -> str:
     return _NAMED_GROUP.sub(lambda m: f"(?P<{m[1] or m[2]}>", pattern)
 
 
-@dataclass(frozen=True, slots=True)
-class Regex:
+class Regex(Record):
     """A parsed regex: its node list, named groups and whether it ignores case."""
+
+    __slots__ = ("group_count", "ignore_case", "names", "nodes", "source")
 
     source: str
     nodes: list[Node]
     names: dict[str, int]
     group_count: int
     ignore_case: bool
+
+    def __init__(
+        self,
+        source: str,
+        nodes: list[Node],
+        names: dict[str, int],
+        group_count: int,
+        ignore_case: bool,
+    ) -> None:
+        self.source = source
+        self.nodes = nodes
+        self.names = names
+        self.group_count = group_count
+        self.ignore_case = ignore_case
 
     def group(self, key: int | str) -> list[Node] | None:
         """The nodes of capture group `key` (number or name), None when there is no such group."""

@@ -14,8 +14,12 @@ from nginx_fleet_analyzer.effective import (
     scopes,
     serving,
 )
-from nginx_fleet_analyzer.findings import Finding, Fix, FixAction
+from nginx_fleet_analyzer.findings import Finding, Fix
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from nginx_fleet_analyzer.findings import FixAction
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}

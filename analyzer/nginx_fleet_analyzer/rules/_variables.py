@@ -9,9 +9,9 @@ can put a newline, a carriage return or a dot into it, and whether it always sta
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import Record
 from nginx_fleet_analyzer.rules._regex import (
     Regex,
     can_contain,
@@ -25,20 +25,50 @@ _MAX_DEPTH = 6
 _MAX_ALTERNATIVES = 16
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Record):
     """What one variable can hold: client control, CR/LF, dots, a leading slash."""
 
+    __slots__ = (
+        "carriage",
+        "defined_at",
+        "dot",
+        "name",
+        "newline",
+        "origins",
+        "slash_first",
+        "user",
+    )
+
     name: str
-    user: bool = False
-    newline: bool = False
-    carriage: bool = False
-    dot: bool = False
-    slash_first: bool = False
+    user: bool
+    newline: bool
+    carriage: bool
+    dot: bool
+    slash_first: bool
     # Where the value is decided (a regex location, rewrite or if), for the evidence.
-    defined_at: Directive | None = None
+    defined_at: Directive | None
     # Every place that can decide it when several do (set in several locations), in order.
-    origins: tuple[Directive, ...] = ()
+    origins: tuple[Directive, ...]
+
+    def __init__(
+        self,
+        name: str,
+        user: bool = False,
+        newline: bool = False,
+        carriage: bool = False,
+        dot: bool = False,
+        slash_first: bool = False,
+        defined_at: Directive | None = None,
+        origins: tuple[Directive, ...] = (),
+    ) -> None:
+        self.name = name
+        self.user = user
+        self.newline = newline
+        self.carriage = carriage
+        self.dot = dot
+        self.slash_first = slash_first
+        self.defined_at = defined_at
+        self.origins = origins
 
 
 SAFE = Source("")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.effective import (
     Role,
@@ -16,7 +17,7 @@ from nginx_fleet_analyzer.effective import (
     weak_places,
 )
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
-from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
     file_serving_scopes,
@@ -51,6 +52,10 @@ DEFAULT_MIN_LENGTH = 20
 CPU_BOUND_PCT = 70.0
 
 
+# text_places of each config: five gzip rules ask for them (the tree does not change).
+_TEXT_PLACES: WeakKeyDictionary[ParsedConfig, list[Directive]] = WeakKeyDictionary()
+
+
 def text_places(ctx: RuleContext) -> list[Directive]:
     """Locations (or location-less servers) that send text: files or an upstream's answers.
 
@@ -58,19 +63,29 @@ def text_places(ctx: RuleContext) -> list[Directive]:
     nor servers only loopback clients reach (local auth and status endpoints): gzip saves
     nothing worth a finding there.
     """
+    places = _TEXT_PLACES.get(ctx.config)
+    if places is None:
+        places = _TEXT_PLACES[ctx.config] = _text_places(ctx)
+    return list(places)
+
+
+def _text_places(ctx: RuleContext) -> list[Directive]:
     # gRPC and memcached answers are not text that gzip_types would match.
     binary = ("grpc_pass", "memcached_pass")
+    # Type names of each `types` block, read once: a mime.types block has ~100 entries and a
+    # large config has thousands of places under it.
+    mapped: dict[int, frozenset[str]] = {}
     return [
         place
         for place in serving(ctx.config, Role.FILES, Role.PASSES)
         if not any(place.children(name) for name in binary)
         and not place.children("internal")
         and not ((server := server_of(place)) is not None and local_only(server))
-        and not _media_only(place)
+        and not _media_only(place, mapped)
     ]
 
 
-def _media_only(place: Directive) -> bool:
+def _media_only(place: Directive, mapped_names: dict[int, frozenset[str]]) -> bool:
     """Whether a place serving files maps no file to a type gzip would compress: its own
     `types { }` (an HLS or video location) lists none, nor is its default_type one."""
     if role(place) != Role.FILES:
@@ -90,7 +105,9 @@ def _media_only(place: Directive) -> bool:
     if "*" in listed:
         return False
     compressible = {"text/html", *RECOMMENDED_TYPES, *listed}
-    mapped = {d.name.lower() for d in block.block or []}
+    mapped = mapped_names.get(id(block))
+    if mapped is None:
+        mapped = mapped_names[id(block)] = frozenset(d.name.lower() for d in block.block or [])
     default = (value("default_type", place).first or "text/plain").lower()
     return not (mapped & compressible) and default not in compressible
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.record import Record
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._support import inherited_list, make_fix, place_of, setting
@@ -32,13 +32,24 @@ PROTECTIVE = frozenset(
 _MERGE_SINCE = (1, 29, 3)
 
 
-@dataclass
-class _Drop:
+class _Drop(Record):
     """One parent list of add_header and the child blocks that stop sending part of it."""
+
+    __slots__ = ("children", "headers", "parent")
 
     parent: Directive | None
     headers: list[Directive]
-    children: list[tuple[Directive, list[Directive]]] = field(default_factory=list)
+    children: list[tuple[Directive, list[Directive]]]
+
+    def __init__(
+        self,
+        parent: Directive | None,
+        headers: list[Directive],
+        children: list[tuple[Directive, list[Directive]]] | None = None,
+    ) -> None:
+        self.parent = parent
+        self.headers = headers
+        self.children = [] if children is None else children
 
 
 def _name(header: Directive) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.record import Record
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._regex import Regex, parse_regex, samples
@@ -21,12 +21,17 @@ _EVIL = "attacker.example"
 _SHARED_SLD = frozenset({"co", "com", "net", "org", "gov", "edu", "ac"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Bypass:
+class _Bypass(Record):
     """A value the regex accepts although it does not come from the intended site."""
+
+    __slots__ = ("registrable", "value")
 
     value: str
     registrable: bool
+
+    def __init__(self, value: str, registrable: bool) -> None:
+        self.value = value
+        self.registrable = registrable
 
 
 def _registrable(host: str) -> str:

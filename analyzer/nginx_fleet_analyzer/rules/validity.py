@@ -15,10 +15,10 @@ from nginx_fleet_analyzer.directives import (
     BLOCK_DIRECTIVES,
     OPTIONAL_MODULES,
     RAW_BLOCK_SUFFIX,
-    SO_FILES,
     Spec,
     context_code,
     matching_spec,
+    so_files,
     specs,
 )
 from nginx_fleet_analyzer.facts import HostFacts, Version
@@ -230,7 +230,7 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
     facts = ctx.facts
     loaded = _loaded_modules(ctx.config)
     # Loaded or compiled-in modules the table does not cover may provide any name.
-    foreign = sorted(n for n in loaded if n.endswith(".so") and n not in SO_FILES)
+    foreign = sorted(n for n in loaded if n.endswith(".so") and n not in so_files())
     third_party = bool(foreign) or bool(facts is not None and facts.extra_modules)
     whole = _is_whole_config(ctx.config)
     # Directives of third-party modules that are not loaded, by package: one finding per

@@ -122,6 +122,8 @@ def _plan(
             payload.facts is not None
             or payload.config is not None
             or bool(payload.gaps)
+            or bool(payload.action_reports)
+            or host.action_pending
             or not payload.samples
         )
         reaches_back = (

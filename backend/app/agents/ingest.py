@@ -19,6 +19,9 @@ from app.agents.errors import AgentMismatchError
 from app.agents.schemas import HostFacts as PushedFacts
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
+from app.changes import agent_actions
+from app.changes import service as changes_service
+from app.changes.models import Change
 from app.configs import service as configs_service
 from app.configs.analyzer import current_snapshot_id
 from app.configs.tasks import enqueue_analysis
@@ -52,6 +55,8 @@ class Committed:
     reanalyze_snapshot_id: int | None
     event: dict[str, Any] | None
     late_range: tuple[datetime, datetime] | None
+    # Changes whose state this push moved (agent reports, sent actions), for the live streams.
+    moved_changes: tuple[Change, ...] = ()
 
 
 def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: datetime) -> bool:
@@ -135,6 +140,8 @@ def committed_push(
     now: datetime,
     new_snapshot_id: int | None = None,
     reanalyze_snapshot_id: int | None = None,
+    actions: list[dict[str, Any]] | None = None,
+    moved_changes: Sequence[Change] = (),
 ) -> Committed:
     """The reply and live event of a push whose rows are committed (`inserted`: new seqs).
 
@@ -158,7 +165,7 @@ def committed_push(
         gaps=gaps_stored,
         config_wanted=payload.config_hash is not None and payload.config_hash != known_config_hash,
         push_interval_s=get_settings().push_interval_s,
-        actions=[],
+        actions=list(actions or []),
     )
     return Committed(
         reply=reply,
@@ -166,6 +173,7 @@ def committed_push(
         reanalyze_snapshot_id=reanalyze_snapshot_id,
         event=event,
         late_range=late_sample_range(accepted, now),
+        moved_changes=tuple(moved_changes),
     )
 
 
@@ -214,6 +222,13 @@ def _store(
     reanalyze_snapshot_id = None
     if facts_changed and new_snapshot_id is None:
         reanalyze_snapshot_id = current_snapshot_id(session=session, host_id=host.id)
+    moved: list[Change] = []
+    if payload.action_reports:
+        moved += agent_actions.record_reports(
+            session=session, host_id=host.id, reports=payload.action_reports, now=now
+        )
+    actions, sent = agent_actions.pending_actions(session=session, host_id=host.id, now=now)
+    moved += sent
     session.commit()
     return committed_push(
         host=host,
@@ -226,6 +241,8 @@ def _store(
         now=now,
         new_snapshot_id=new_snapshot_id,
         reanalyze_snapshot_id=reanalyze_snapshot_id,
+        actions=actions,
+        moved_changes=moved,
     )
 
 
@@ -252,3 +269,5 @@ def announce(host_id: int, committed: Committed) -> None:
         enqueue_rollup(host_id, *committed.late_range)
     if committed.event is not None:
         pubsub.publish("sample", committed.event)  # best-effort: never raises
+    for change in committed.moved_changes:
+        changes_service.announce(change)

@@ -14,7 +14,14 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from app.agents.errors import MalformedPayloadError, PayloadTooLargeError
-from app.agents.schemas import PushedGap, PushEnvelope, PushPayload, Rejection, Sample
+from app.agents.schemas import (
+    ActionReport,
+    PushedGap,
+    PushEnvelope,
+    PushPayload,
+    Rejection,
+    Sample,
+)
 
 # A message listing hundreds of errors helps nobody; the first few point at the bug.
 MAX_REPORTED_ERRORS = 10
@@ -137,6 +144,12 @@ def parse_push_payload(raw: bytes) -> PushPayload:
             gaps.append(PushedGap.model_validate(item))
         except ValidationError as error:
             rejected.append(_rejection(error, ("gaps", index), seq=None))
+    reports = []
+    for index, item in enumerate(envelope.action_reports):
+        try:
+            reports.append(ActionReport.model_validate(item))
+        except ValidationError as error:
+            rejected.append(_rejection(error, ("action_reports", index), seq=None))
     # Every part is validated already (and the dump may hold replaced NULs since): no re-check.
     return PushPayload.model_construct(
         agent_id=envelope.agent_id,
@@ -148,6 +161,7 @@ def parse_push_payload(raw: bytes) -> PushPayload:
         config_hash=envelope.config_hash,
         samples=samples,
         gaps=gaps,
+        action_reports=reports,
         rejected=rejected,
     )
 

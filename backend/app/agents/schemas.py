@@ -239,6 +239,8 @@ class HostFacts(_AgentModel):
     kernel: Annotated[str, Field(strict=True, max_length=256)] | None = None
     somaxconn: Counter | None = None
     os: Annotated[str, Field(strict=True, max_length=256)] | None = None
+    # The agent's `allow_apply`: whether it applies approved changes (docs/changes.md).
+    apply_allowed: Annotated[bool, Field(strict=True)] | None = None
 
 
 class ConfigDump(_AgentModel):
@@ -278,6 +280,22 @@ class PushedGap(_AgentModel):
         return self
 
 
+MAX_ACTION_REPORTS_PER_PUSH = 200
+StepName = Annotated[str, Field(strict=True, pattern=r"^[a-z_]{1,32}$")]
+
+
+class ActionReport(_AgentModel):
+    """One step of an action (a change being applied) as the agent reports it."""
+
+    action_id: Annotated[int, Field(strict=True, ge=1, le=2**31 - 1)]
+    seq: Annotated[int, Field(strict=True, ge=1, le=100_000)]
+    step: StepName
+    status: Annotated[str, Field(strict=True, pattern=r"^[a-z_]{1,16}$")]
+    at: GapTime
+    message: Annotated[str, Field(strict=True, max_length=8192)] = ""
+    detail: dict[str, BoundedJson] = Field(default_factory=dict)
+
+
 class PushEnvelope(_AgentModel):
     """Body of POST /agent/push, with each sample and gap still unchecked.
 
@@ -293,6 +311,9 @@ class PushEnvelope(_AgentModel):
     config_hash: Sha256Hex | None = None
     samples: Annotated[list[Any], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
     gaps: Annotated[list[Any], Field(max_length=MAX_GAPS_PER_PUSH)] = Field(default_factory=list)
+    action_reports: Annotated[list[Any], Field(max_length=MAX_ACTION_REPORTS_PER_PUSH)] = Field(
+        default_factory=list
+    )
 
 
 class PushBody(PushEnvelope):
@@ -303,6 +324,9 @@ class PushBody(PushEnvelope):
     samples: Annotated[list[Sample], Field(min_length=1, max_length=MAX_SAMPLES_PER_PUSH)]
     gaps: Annotated[list[PushedGap], Field(max_length=MAX_GAPS_PER_PUSH)] = Field(
         default_factory=list
+    )
+    action_reports: Annotated[list[ActionReport], Field(max_length=MAX_ACTION_REPORTS_PER_PUSH)] = (
+        Field(default_factory=list)
     )
 
 
@@ -327,6 +351,7 @@ class PushPayload(BaseModel):
     # Valid samples, oldest first with increasing seq.
     samples: list[Sample]
     gaps: list[PushedGap]
+    action_reports: list[ActionReport]
     rejected: list[Rejection]
 
 
@@ -341,7 +366,10 @@ class PushReply(BaseModel):
     gaps: int = Field(description="gap records stored (or already known) from this push")
     config_wanted: bool
     push_interval_s: int
-    actions: list[dict[str, Any]]
+    actions: list[dict[str, Any]] = Field(
+        description="pending work for the host: `apply` actions of approved changes "
+        "(docs/changes.md), repeated until the agent reports a step of each"
+    )
 
 
 class EnrollRequest(_AgentModel):

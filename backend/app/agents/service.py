@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, bindparam, select
+from sqlalchemy import Row, and_, bindparam, exists, select
 from sqlalchemy.orm import Session
 
 from app.agents.schemas import EnrollRequest
 from app.audit import service as audit_service
+from app.changes.models import PENDING_STATUSES, Change
 from app.core import pubsub
 from app.core.errors import ConflictError
 from app.core.security import HOST_TOKEN_PREFIX, hash_token, new_token, tokens_equal
@@ -127,11 +128,19 @@ class AuthenticatedHost:
     nginx_version: str | None
     newest_seq: int | None
     newest_reading: CounterReading | None
+    # An approved or sent change waits for this host: its pushes take the per-push path.
+    action_pending: bool = False
 
 
 _hosts = table_of(Host)
 _facts = table_of(HostFacts)
 _samples = table_of(Sample)
+_changes = table_of(Change)
+_ACTION_PENDING = (
+    exists()
+    .where(_changes.c.host_id == _hosts.c.id, _changes.c.status.in_(PENDING_STATUSES))
+    .correlate(_hosts)
+)
 
 # Built once: every push runs it, and plain table columns skip the ORM's per-query work.
 _HOSTS_OF_TOKENS = (
@@ -148,6 +157,7 @@ _HOSTS_OF_TOKENS = (
         _samples.c.accepts,
         _samples.c.handled,
         _samples.c.requests,
+        _ACTION_PENDING.label("action_pending"),
     )
     .outerjoin(_facts, _facts.c.host_id == _hosts.c.id)
     .outerjoin(
@@ -185,4 +195,5 @@ def _authenticated_host(row: Row[Any, *tuple[Any, ...]]) -> AuthenticatedHost:
         nginx_version=row.nginx_version,
         newest_seq=row.last_seq,
         newest_reading=reading,
+        action_pending=bool(row.action_pending),
     )

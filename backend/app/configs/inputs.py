@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -28,8 +28,8 @@ class AnalysisInputs:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, stored with the analysis to show what the rules saw."""
         return {
-            "facts": _jsonable(asdict(self.facts)) if self.facts is not None else None,
-            "metrics": _jsonable(asdict(self.metrics)) if self.metrics is not None else None,
+            "facts": _jsonable(self.facts.as_dict()) if self.facts is not None else None,
+            "metrics": _jsonable(self.metrics.as_dict()) if self.metrics is not None else None,
         }
 
     def digest(self) -> str:

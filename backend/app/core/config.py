@@ -49,6 +49,9 @@ class Settings(BaseSettings):
         default=256 * 1024, gt=0, validation_alias="NGINX_FLEET_API_BODY_MAX_BYTES"
     )
     push_interval_s: int = Field(default=10, gt=0, validation_alias="NGINX_FLEET_PUSH_INTERVAL_S")
+    # Length of each of the two equal windows (before and after an apply) a change's impact
+    # compares.
+    impact_window_s: int = Field(default=300, gt=0, validation_alias="NGINX_FLEET_IMPACT_WINDOW_S")
     # How far ahead of the server's clock a sample's ts may be (older than the raw retention is
     # refused too): a sample outside that window is refused alone.
     sample_max_future_s: int = Field(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import fields
 from typing import Any
 
 import sqlalchemy as sa
@@ -22,6 +21,7 @@ from nginx_fleet_analyzer import parse_dump
 from nginx_fleet_analyzer.engine import analyze
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
 from nginx_fleet_analyzer.findings import Finding as EngineFinding
+from nginx_fleet_analyzer.record import field_names
 from sqlalchemy.engine import Connection
 
 log = logging.getLogger(__name__)
@@ -68,16 +68,18 @@ def legacy_key(finding: EngineFinding) -> str:
 def stored_facts(data: Mapping[str, Any]) -> HostFacts:
     """The facts an analysis ran with, from their stored form (AnalysisInputs.to_dict).
 
-    That form is the dataclass's own fields with lists for tuples and sets, not the agent's
+    That form is the record's own fields with lists for tuples and sets, not the agent's
     facts object that HostFacts.from_dict reads."""
     values: dict[str, Any] = {}
-    for spec in fields(HostFacts):
-        if spec.name not in data:
+    defaults = HostFacts()
+    for name in field_names(HostFacts):
+        if name not in data:
             continue
-        value = data[spec.name]
+        value = data[name]
         if isinstance(value, list):
-            value = frozenset(value) if isinstance(spec.default, frozenset) else tuple(value)
-        values[spec.name] = value
+            empty = getattr(defaults, name)
+            value = frozenset(value) if isinstance(empty, frozenset) else tuple(value)
+        values[name] = value
     return HostFacts(**values)
 
 

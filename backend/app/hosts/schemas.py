@@ -51,6 +51,9 @@ class HostDetail(FleetHost):
     enrolment_reset_at: datetime | None
     enrolment_reset_expires_at: datetime | None
     facts: dict[str, Any] | None
+    # The agent said it may apply approved changes (`allow_apply` in its config); when false
+    # the UI shows the host read-only and offers no diffs for it.
+    apply_allowed: bool
 
 
 class HostLabelsUpdate(BaseModel):

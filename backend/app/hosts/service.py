@@ -106,6 +106,7 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
         enrolment_reset_at=reset_at if reset_expires_at else None,
         enrolment_reset_expires_at=reset_expires_at,
         facts=facts,
+        apply_allowed=bool(facts and facts.get("apply_allowed") is True),
     )
 
 

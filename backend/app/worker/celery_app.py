@@ -13,7 +13,13 @@ from app.worker.queues import Queue
 
 # app.models first: every mapped table must be known before a task's first query resolves
 # foreign keys (a worker imports only these modules, not the API's routers).
-TASK_MODULES = ["app.models", "app.auth.tasks", "app.configs.tasks", "app.metrics.tasks"]
+TASK_MODULES = [
+    "app.models",
+    "app.auth.tasks",
+    "app.configs.tasks",
+    "app.metrics.tasks",
+    "app.changes.tasks",
+]
 
 
 class CeleryConfig:

@@ -17,6 +17,7 @@ def test_every_periodic_task_expires_and_is_registered() -> None:
         "auth-purge-expired-sessions",
         "configs-reanalyze-fleet",
         "configs-apply-expired-acks",
+        "changes-watch",
     }
     celery_app.loader.import_default_modules()
     for entry in schedule.values():

@@ -408,6 +408,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts/{host_id}/changes/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Change
+         * @description The checked diff that would fix these findings of the host's current config.
+         */
+        post: operations["preview_change_api_v1_hosts__host_id__changes_preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Change
+         * @description Propose the checked diff for these findings (422 with the reason when none is offered).
+         */
+        post: operations["create_change_api_v1_hosts__host_id__changes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Changes
+         * @description Changes, newest first, filtered by host, status or rollout.
+         */
+        get: operations["list_changes_api_v1_changes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{change_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Change
+         * @description A change with every transition and agent step.
+         */
+        get: operations["get_change_api_v1_changes__change_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{change_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve Change
+         * @description Approve: the host's agent applies it after its next push (idempotent).
+         */
+        post: operations["approve_change_api_v1_changes__change_id__approve_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{change_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject Change
+         * @description Reject a change not yet sent to its agent.
+         */
+        post: operations["reject_change_api_v1_changes__change_id__reject_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{change_id}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rollback Change
+         * @description Undo an applied change with its reverse diff, through the same safe path.
+         */
+        post: operations["rollback_change_api_v1_changes__change_id__rollback_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Rollouts
+         * @description The newest rollouts with their hosts' progress.
+         */
+        get: operations["list_rollouts_api_v1_rollouts_get"];
+        put?: never;
+        /**
+         * Create Rollout
+         * @description Fix a rule on every matching host in waves: a canary first, then batches.
+         */
+        post: operations["create_rollout_api_v1_rollouts_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rollouts/{rollout_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rollout
+         * @description One rollout with per-host progress.
+         */
+        get: operations["get_rollout_api_v1_rollouts__rollout_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agent/enroll": {
         parameters: {
             query?: never;
@@ -612,6 +796,251 @@ export interface components {
             };
         };
         /**
+         * AutoRollback
+         * @description Metric gate of a rollout: roll a host back when a check fails `checks` times in a row.
+         */
+        AutoRollback: {
+            /**
+             * Drops
+             * @description dropped connections appearing fail a check
+             * @default true
+             */
+            drops: boolean;
+            /**
+             * Max Rise Pct
+             * @description a figure whose mean over a check rises more than this percentage above its mean in the window before the apply fails the check
+             */
+            max_rise_pct?: {
+                [key: string]: number;
+            };
+            /**
+             * Checks
+             * @description consecutive failed checks (one every 30 s) that roll a host back
+             * @default 3
+             */
+            checks: number;
+            /**
+             * Watch S
+             * @description how long after each host's apply the gate watches before the next wave
+             * @default 300
+             */
+            watch_s: number;
+        };
+        /**
+         * ChangeCreate
+         * @description Body of POST /hosts/{id}/changes.
+         */
+        ChangeCreate: {
+            /** Finding Keys */
+            finding_keys: string[];
+            /**
+             * Overrides
+             * @description edit id → the arguments the operator chose
+             */
+            overrides?: {
+                [key: string]: string[];
+            };
+            /**
+             * Comment
+             * @default
+             */
+            comment: string;
+        };
+        /**
+         * ChangeDetail
+         * @description A change with its whole trail.
+         */
+        ChangeDetail: {
+            /** Id */
+            id: number;
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "fix" | "rollback";
+            /** Reverts Change Id */
+            reverts_change_id: number | null;
+            /** Rollout Id */
+            rollout_id: number | null;
+            /** Wave */
+            wave: number | null;
+            /** Status */
+            status: string;
+            /** Step */
+            step: string | null;
+            /** Finding Keys */
+            finding_keys: string[];
+            /** Rules */
+            rules: string[];
+            /** Title */
+            title: string;
+            /** Diff */
+            diff: string;
+            /** Edits */
+            edits: {
+                [key: string]: unknown;
+            }[];
+            /** Base Snapshot Id */
+            base_snapshot_id: number | null;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Approved By */
+            approved_by: string | null;
+            /** Approved At */
+            approved_at: string | null;
+            /** Sent At */
+            sent_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Comment */
+            comment: string;
+            /** Outcome Message */
+            outcome_message: string | null;
+            /** Failed Step */
+            failed_step: string | null;
+            /** Score Before */
+            score_before: number | null;
+            /** Score After */
+            score_after: number | null;
+            /** Impact */
+            impact: {
+                [key: string]: unknown;
+            } | null;
+            /** Events */
+            events: components["schemas"]["ChangeEventRead"][];
+        };
+        /**
+         * ChangeEventRead
+         * @description One transition or agent step of a change.
+         */
+        ChangeEventRead: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Status */
+            status: string;
+            /** Step */
+            step: string | null;
+            /** Step Status */
+            step_status: string | null;
+            /** Actor */
+            actor: string;
+            /** Message */
+            message: string;
+            /** Detail */
+            detail: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ChangePage
+         * @description One page of changes, newest first.
+         */
+        ChangePage: {
+            /** Items */
+            items: components["schemas"]["ChangeRead"][];
+            /** Total */
+            total: number;
+        };
+        /**
+         * ChangeRead
+         * @description A change and where it is.
+         */
+        ChangeRead: {
+            /** Id */
+            id: number;
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "fix" | "rollback";
+            /** Reverts Change Id */
+            reverts_change_id: number | null;
+            /** Rollout Id */
+            rollout_id: number | null;
+            /** Wave */
+            wave: number | null;
+            /** Status */
+            status: string;
+            /** Step */
+            step: string | null;
+            /** Finding Keys */
+            finding_keys: string[];
+            /** Rules */
+            rules: string[];
+            /** Title */
+            title: string;
+            /** Diff */
+            diff: string;
+            /** Edits */
+            edits: {
+                [key: string]: unknown;
+            }[];
+            /** Base Snapshot Id */
+            base_snapshot_id: number | null;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Approved By */
+            approved_by: string | null;
+            /** Approved At */
+            approved_at: string | null;
+            /** Sent At */
+            sent_at: string | null;
+            /** Finished At */
+            finished_at: string | null;
+            /** Comment */
+            comment: string;
+            /** Outcome Message */
+            outcome_message: string | null;
+            /** Failed Step */
+            failed_step: string | null;
+            /** Score Before */
+            score_before: number | null;
+            /** Score After */
+            score_after: number | null;
+            /** Impact */
+            impact: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
+         * ChangeStatus
+         * @description Where a change is in its workflow (docs/changes.md, section 3).
+         * @enum {string}
+         */
+        ChangeStatus: "proposed" | "approved" | "sent" | "applying" | "verified" | "rolled_back" | "failed" | "refused" | "rejected" | "superseded";
+        /**
+         * CommentBody
+         * @description Body of approve, reject and rollback: an optional comment for the trail.
+         */
+        CommentBody: {
+            /**
+             * Comment
+             * @default
+             */
+            comment: string;
+        };
+        /**
          * ConfigFileRead
          * @description One file of the dump, redacted text as the agent sent it.
          */
@@ -728,6 +1157,20 @@ export interface components {
             max_uses: number;
             /** Revoked */
             revoked: boolean;
+        };
+        /**
+         * FilePatch
+         * @description The ops of one file, with the hashes of its text before and after.
+         */
+        FilePatch: {
+            /** Path */
+            path: string;
+            /** Base Sha256 */
+            base_sha256: string;
+            /** New Sha256 */
+            new_sha256: string;
+            /** Ops */
+            ops: components["schemas"]["PatchOp"][];
         };
         /**
          * FindingCounts
@@ -943,6 +1386,8 @@ export interface components {
             facts: {
                 [key: string]: unknown;
             } | null;
+            /** Apply Allowed */
+            apply_allowed: boolean;
         };
         /**
          * HostLabelsUpdate
@@ -965,6 +1410,20 @@ export interface components {
             password: string;
         };
         /**
+         * PatchOp
+         * @description Replace `count` lines from line `start` (1-based) with `new`; `old` is what they were.
+         */
+        PatchOp: {
+            /** Start */
+            start: number;
+            /** Count */
+            count: number;
+            /** Old */
+            old: string[];
+            /** New */
+            new: string[];
+        };
+        /**
          * PingReply
          * @description Reply of POST /agent/ping.
          */
@@ -973,6 +1432,75 @@ export interface components {
             ok: boolean;
             /** Host Id */
             host_id: number;
+        };
+        /**
+         * Proposal
+         * @description The engine's checked patch for some findings (nothing stored).
+         */
+        Proposal: {
+            /** Ok */
+            ok: boolean;
+            /** Reason */
+            reason: string;
+            /** Keys */
+            keys: string[];
+            /** Resolved */
+            resolved: string[];
+            /** Introduced */
+            introduced: {
+                [key: string]: unknown;
+            }[];
+            /** Edits */
+            edits: components["schemas"]["ProposalEdit"][];
+            /** Files */
+            files: components["schemas"]["FilePatch"][];
+            /** Diff */
+            diff: string;
+            /** Score Before */
+            score_before: number | null;
+            /** Score After */
+            score_after: number | null;
+            /** Snapshot Id */
+            snapshot_id: number;
+        };
+        /**
+         * ProposalEdit
+         * @description One edit of a proposal; `adjustable` when the operator may change its arguments.
+         */
+        ProposalEdit: {
+            /** Id */
+            id: string;
+            /** Key */
+            key: string;
+            /** Action */
+            action: string;
+            /** Directive */
+            directive: string;
+            /** Args */
+            args: string[];
+            /** File */
+            file: string;
+            /** Line */
+            line: number;
+            /** Context */
+            context: string;
+            /** Adjustable */
+            adjustable: boolean;
+        };
+        /**
+         * ProposalRequest
+         * @description Which findings of the host's latest analysis to fix together, and adjusted values.
+         */
+        ProposalRequest: {
+            /** Finding Keys */
+            finding_keys: string[];
+            /**
+             * Overrides
+             * @description edit id → the arguments the operator chose
+             */
+            overrides?: {
+                [key: string]: string[];
+            };
         };
         /**
          * PushReply
@@ -997,7 +1525,10 @@ export interface components {
             config_wanted: boolean;
             /** Push Interval S */
             push_interval_s: number;
-            /** Actions */
+            /**
+             * Actions
+             * @description pending work for the host: `apply` actions of approved changes (docs/changes.md), repeated until the agent reports a step of each
+             */
             actions: {
                 [key: string]: unknown;
             }[];
@@ -1029,6 +1560,91 @@ export interface components {
          * @enum {string}
          */
         Role: "viewer" | "operator" | "admin";
+        /**
+         * RolloutCreate
+         * @description Body of POST /rollouts: fix one rule on every matching host, in waves.
+         */
+        RolloutCreate: {
+            /** Rule */
+            rule: string;
+            /** Labels */
+            labels?: {
+                [key: string]: string[];
+            };
+            /**
+             * Canary
+             * @default 1
+             */
+            canary: number;
+            /**
+             * Batch Size
+             * @default 5
+             */
+            batch_size: number;
+            auto_rollback?: components["schemas"]["AutoRollback"] | null;
+            /**
+             * Comment
+             * @default
+             */
+            comment: string;
+        };
+        /**
+         * RolloutHost
+         * @description A host of a rollout: its wave and its change.
+         */
+        RolloutHost: {
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /** Wave */
+            wave: number | null;
+            /** Change Id */
+            change_id: number | null;
+            /** Status */
+            status: string;
+            /** Reason */
+            reason?: string | null;
+        };
+        /**
+         * RolloutRead
+         * @description A rollout with per-host progress.
+         */
+        RolloutRead: {
+            /** Id */
+            id: number;
+            /** Rule */
+            rule: string;
+            /** Labels */
+            labels: {
+                [key: string]: string[];
+            };
+            /** Status */
+            status: string;
+            /** Stop Reason */
+            stop_reason: string | null;
+            /** Canary */
+            canary: number;
+            /** Batch Size */
+            batch_size: number;
+            /** Auto Rollback */
+            auto_rollback: {
+                [key: string]: unknown;
+            } | null;
+            /** Comment */
+            comment: string;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            /** Hosts */
+            hosts: components["schemas"]["RolloutHost"][];
+        };
         /**
          * SampleGapRead
          * @description Samples the host's agent collected but dropped before delivering them.
@@ -1261,6 +1877,34 @@ export interface components {
             errors?: components["schemas"]["ValidationErrorItem"][];
         };
         /**
+         * ActionReport
+         * @description One step of an action (a change being applied) as the agent reports it.
+         */
+        ActionReport: {
+            /** Action Id */
+            action_id: number;
+            /** Seq */
+            seq: number;
+            /** Step */
+            step: string;
+            /** Status */
+            status: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Message
+             * @default
+             */
+            message: string;
+            /** Detail */
+            detail?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * ConfigDump
          * @description The redacted `nginx -T` output and the SHA-256 the agent computed over it.
          */
@@ -1341,6 +1985,11 @@ export interface components {
              * @default null
              */
             os: string | null;
+            /**
+             * Apply Allowed
+             * @default null
+             */
+            apply_allowed: boolean | null;
         } & {
             [key: string]: unknown;
         };
@@ -1640,6 +2289,8 @@ export interface components {
             samples: components["schemas"]["Sample"][];
             /** Gaps */
             gaps?: components["schemas"]["PushedGap"][];
+            /** Action Reports */
+            action_reports?: components["schemas"]["ActionReport"][];
         };
     };
     responses: never;
@@ -3308,6 +3959,833 @@ export interface operations {
             };
             /** @description The change conflicts with the current state or with a concurrent change */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_change_api_v1_hosts__host_id__changes_preview_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProposalRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_change_api_v1_hosts__host_id__changes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_changes_api_v1_changes_get: {
+        parameters: {
+            query?: {
+                host_id?: number | null;
+                status?: components["schemas"]["ChangeStatus"] | null;
+                rollout_id?: number | null;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_change_api_v1_changes__change_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                change_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeDetail"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approve_change_api_v1_changes__change_id__approve_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                change_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommentBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reject_change_api_v1_changes__change_id__reject_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                change_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommentBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rollback_change_api_v1_changes__change_id__rollback_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                change_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommentBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_rollouts_api_v1_rollouts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_rollout_api_v1_rollouts_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RolloutCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_rollout_api_v1_rollouts__rollout_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                rollout_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

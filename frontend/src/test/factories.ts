@@ -37,6 +37,7 @@ export function hostDetail(overrides: Partial<HostDetail> = {}): HostDetail {
     enrolment_reset_at: null,
     enrolment_reset_expires_at: null,
     facts: {},
+    apply_allowed: false,
     ...overrides,
   };
 }

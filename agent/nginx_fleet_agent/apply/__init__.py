@@ -1,0 +1,1 @@
+"""Applying approved changes safely: check, back up, write, test, reload, verify, restore."""

@@ -1,0 +1,323 @@
+"""From findings to a checked patch of the dump's files (docs/changes.md, section 1).
+
+A finding's fix becomes a text edit of the original file (the directive's own span is rewritten,
+or a line is inserted at the block's indentation, or a directive's line removed); the patched
+files are parsed and analysed again, and the patch is offered only when every targeted finding
+is gone and no new error or warning appeared. Diffs and line operations come from difflib.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+
+from nginx_fleet_analyzer.dump import split_dump
+from nginx_fleet_analyzer.engine import Report, analyze
+from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
+from nginx_fleet_analyzer.findings import Finding, Fix, Severity
+from nginx_fleet_analyzer.loader import parse_dump
+from nginx_fleet_analyzer.model import Directive, ParsedConfig
+
+# The agent's redaction marker: a patch must never ask it to write one.
+REDACTED = "[redacted]"
+# Fix actions this module turns into text edits; others are manual.
+APPLICABLE = ("set", "add", "remove")
+
+
+class EditError(Exception):
+    """A fix that cannot be made into a text edit here (said in words for the UI)."""
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 of a file text's UTF-8 bytes (the contract's base/new hash)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _node_at(config: ParsedConfig, file: str, line: int, name: str) -> Directive:
+    for node in config.walk():
+        if node.file == file and node.line == line and node.name == name:
+            return node
+    raise EditError(f"no {name} at {file}:{line} in the config")
+
+
+def _block_at(config: ParsedConfig, file: str, line: int, context: str) -> Directive | None:
+    """The block a fix adds into: the block directive at file:line (None: the main context)."""
+    for node in config.walk():
+        if node.file == file and node.line == line and node.block is not None:
+            return node
+    if context == "main":
+        return None
+    raise EditError(f"no block at {file}:{line} to add into")
+
+
+def _line_bounds(text: str, offset: int) -> tuple[int, int]:
+    """Start and end (before its line break) of the line holding offset."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    end = len(text) if end < 0 else end
+    if end > start and text[end - 1] == "\r":
+        end -= 1
+    return start, end
+
+
+def _quoted(arg: str) -> str:
+    """An argument as nginx reads it back: quoted when it holds spaces, quotes or syntax."""
+    if arg and not any(c in arg for c in " \t\"';{}#\\"):
+        return arg
+    if "'" not in arg:
+        return f"'{arg}'"
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _statement(directive: str, args: list[str]) -> str:
+    return " ".join([directive, *map(_quoted, args)]) + ";"
+
+
+def _edit_text(texts: dict[str, str], config: ParsedConfig, fix: Fix, args: list[str]) -> None:
+    """Apply one fix to the file texts in place (offsets come from the unpatched config)."""
+    text = texts.get(fix.file)
+    if text is None:
+        raise EditError(f"{fix.file} is not in the dump")
+    if fix.action == "set":
+        node = _node_at(config, fix.file, fix.line, fix.directive)
+        if node.block is not None:
+            raise EditError(f"{fix.directive} at {fix.file}:{fix.line} is a block")
+        texts[fix.file] = text[: node.start] + _statement(fix.directive, args) + text[node.end :]
+    elif fix.action == "remove":
+        node = _node_at(config, fix.file, fix.line, fix.directive)
+        start, end = _line_bounds(text, node.start)
+        if text[start:end].strip() != text[node.start : node.end].strip():
+            raise EditError(f"{fix.directive} shares line {fix.line} with other text")
+        after = end + (2 if text[end : end + 2] == "\r\n" else 1 if end < len(text) else 0)
+        texts[fix.file] = text[:start] + text[after:]
+    elif fix.action == "add":
+        _insert(texts, config, fix, args, text)
+    else:
+        raise EditError(f"the fix of {fix.directive} ({fix.action}) is manual")
+
+
+def _insert(
+    texts: dict[str, str], config: ParsedConfig, fix: Fix, args: list[str], text: str
+) -> None:
+    """Insert the directive as the first line of its block, at the block's indentation."""
+    block = _block_at(config, fix.file, fix.line, fix.context)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if block is None:
+        indent, at = "", 0
+    else:
+        brace = text.find("{", block.start, block.end)
+        if brace < 0:
+            raise EditError(f"no '{{' for {block.label} at {fix.file}:{fix.line}")
+        line_start, line_end = _line_bounds(text, brace)
+        line_text = text[line_start:line_end]
+        own = line_text[: len(line_text) - len(line_text.lstrip(" \t"))]
+        if not text[brace + 1 : block.end - 1].strip():
+            # An empty block written `events {}`: open it over three lines.
+            inner = f"{own}    {_statement(fix.directive, args)}"
+            opened = f"{{{newline}{inner}{newline}{own}}}"
+            texts[fix.file] = text[:brace] + opened + text[block.end :]
+            return
+        if text[brace + 1 : line_end].strip():
+            raise EditError(f"{block.label} at {fix.file}:{fix.line} is a one-line block")
+        children = [c for c in block.block or [] if c.file == fix.file]
+        if children:
+            first_start, _ = _line_bounds(text, children[0].start)
+            child_line = text[first_start : children[0].start]
+            indent = child_line if not child_line.strip() else own + "    "
+        else:
+            indent = own + ("\t" if own.startswith("\t") else "    ")
+        at = line_end + len(newline) if line_end < len(text) else line_end
+    line = f"{indent}{_statement(fix.directive, args)}{newline}"
+    texts[fix.file] = text[:at] + line + text[at:]
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines without terminators, split as the appliers split it (on LF only)."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def apply_ops(text: str, ops: list[dict[str, object]]) -> str:
+    """The text with each op applied (a CRLF file stays CRLF), as the agent applies them."""
+    lines = text.split("\n")
+    crlf = len(lines) > 1 and all(line.endswith("\r") for line in lines[:-1])
+    for op in sorted(ops, key=lambda item: int(item["start"]), reverse=True):  # type: ignore[call-overload]
+        start = int(op["start"]) - 1  # type: ignore[call-overload]
+        new = [line + "\r" if crlf else line for line in op["new"]]  # type: ignore[attr-defined]
+        lines[start : start + int(op["count"])] = new  # type: ignore[call-overload]
+    return "\n".join(lines)
+
+
+def _ops(base: str, new: str) -> list[dict[str, object]]:
+    """Line operations turning base into new (1-based start, count of base lines replaced)."""
+    old_lines, new_lines = _lines(base), _lines(new)
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    return [
+        {"start": i1 + 1, "count": i2 - i1, "old": old_lines[i1:i2], "new": new_lines[j1:j2]}
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _dump(sections: list[tuple[str, str]]) -> str:
+    return "".join(f"# configuration file {path}:\n{text}\n" for path, text in sections)
+
+
+def _edits(findings: list[Finding], overrides: dict[str, list[str]]) -> list[dict[str, object]]:
+    edits = []
+    for number, finding in enumerate(findings, start=1):
+        fix = finding.fix
+        assert fix is not None
+        edit_id = f"e{number}"
+        edits.append(
+            {
+                "id": edit_id,
+                "key": finding.key,
+                "action": fix.action,
+                "directive": fix.directive,
+                "args": list(overrides.get(edit_id, fix.args)),
+                "file": fix.file,
+                "line": fix.line,
+                "context": fix.context,
+                "adjustable": fix.action in ("set", "add") and bool(fix.args),
+            }
+        )
+    return edits
+
+
+class Proposal:
+    """A checked patch, or why none is offered (fields as in docs/changes.md)."""
+
+    def __init__(self, **fields: object) -> None:
+        self.fields = {
+            "ok": False,
+            "reason": "",
+            "keys": [],
+            "resolved": [],
+            "introduced": [],
+            "edits": [],
+            "files": [],
+            "diff": "",
+            "score_before": None,
+            "score_after": None,
+            **fields,
+        }
+
+    @property
+    def ok(self) -> bool:
+        """Whether the diff may be offered."""
+        return bool(self.fields["ok"])
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return dict(self.fields)
+
+
+def propose(
+    dump_text: str,
+    keys: list[str],
+    *,
+    facts: HostFacts | None = None,
+    metrics: MetricsWindow | None = None,
+    overrides: dict[str, list[str]] | None = None,
+) -> Proposal:
+    """The checked patch that fixes these findings of the dump together."""
+    overrides = dict(overrides or {})
+    config = parse_dump(dump_text)
+    before = analyze(config, facts, metrics)
+    by_key = {f.key: f for f in before.findings}
+    base = {"keys": list(keys), "score_before": before.score.overall}
+    missing = [key for key in keys if key not in by_key]
+    if missing:
+        return Proposal(**base, reason=f"{missing[0]} is not in the analysis (stale)")
+    targets = [by_key[key] for key in keys]
+    for finding in targets:
+        if finding.fix is None or finding.fix.action not in APPLICABLE:
+            return Proposal(**base, reason=f"the fix of {finding.rule} is manual")
+    edits = _edits(targets, overrides)
+    unknown = set(overrides) - {str(e["id"]) for e in edits}
+    if unknown:
+        return Proposal(**base, edits=edits, reason=f"no edit {sorted(unknown)[0]} to adjust")
+    sections = split_dump(dump_text)
+    texts = dict(sections)
+    # Later lines first, so earlier offsets of the unpatched config stay valid.
+    order = sorted(zip(targets, edits, strict=True), key=lambda p: -p[0].fix.line)  # type: ignore[union-attr]
+    try:
+        for finding, edit in order:
+            assert finding.fix is not None
+            args = [str(a) for a in edit["args"]]  # type: ignore[attr-defined]
+            if any(REDACTED in a or "\n" in a or "\r" in a for a in args):
+                raise EditError(f"value {' '.join(args)!r} cannot be written")
+            _edit_text(texts, config, finding.fix, args)
+    except EditError as error:
+        return Proposal(**base, edits=edits, reason=str(error))
+    return _checked(before, sections, texts, targets, edits, facts, metrics, base)
+
+
+def _checked(
+    before: Report,
+    sections: list[tuple[str, str]],
+    texts: dict[str, str],
+    targets: list[Finding],
+    edits: list[dict[str, object]],
+    facts: HostFacts | None,
+    metrics: MetricsWindow | None,
+    base: dict[str, object],
+) -> Proposal:
+    """Re-parse and re-analyse the patched files; the proposal says what the patch does."""
+    patched = [(path, texts[path]) for path, _ in sections]
+    after = analyze(parse_dump(_dump(patched)), facts, metrics)
+    after_keys = {f.key for f in after.findings}
+    before_keys = {f.key for f in before.findings}
+    resolved = [f.key for f in targets if f.key not in after_keys]
+    introduced = [
+        f.to_dict()
+        for f in after.findings
+        if f.key not in before_keys and f.severity in (Severity.ERROR, Severity.WARNING)
+    ]
+    files: list[dict[str, object]] = []
+    diffs: list[str] = []
+    for path, old in sections:
+        new = texts[path]
+        if new == old:
+            continue
+        ops = _ops(old, new)
+        if apply_ops(old, ops) != new:
+            # Mixed line endings: the ops could not reproduce the edit byte for byte.
+            return Proposal(**base, edits=edits, reason=f"{path} has mixed line endings")
+        files.append(
+            {
+                "path": path,
+                "base_sha256": sha256_text(old),
+                "new_sha256": sha256_text(new),
+                "ops": ops,
+            }
+        )
+        diffs.extend(
+            difflib.unified_diff(
+                old.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                fromfile=f"a{path}",
+                tofile=f"b{path}",
+            )
+        )
+    reason = ""
+    if introduced:
+        first = introduced[0]
+        reason = f"introduces {first['rule']} at {first['file']}:{first['line']}"
+    elif len(resolved) < len(targets):
+        left = next(f for f in targets if f.key not in resolved)
+        reason = f"{left.rule} is still reported after the patch"
+    elif not files:
+        reason = "the patch changes nothing"
+    diff = "".join(line if line.endswith("\n") else line + "\n" for line in diffs)
+    return Proposal(
+        **base,
+        ok=not reason,
+        reason=reason,
+        resolved=resolved,
+        introduced=introduced,
+        edits=edits,
+        files=files,
+        diff=diff,
+        score_after=after.score.overall,
+    )
