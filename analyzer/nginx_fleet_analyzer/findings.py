@@ -39,13 +39,15 @@ class Category(StrEnum):
 
 
 class Fix(Record):
-    """The change the diff generator applies.
+    """The change the diff generator applies: this edit and the companion edits in `also`.
 
     `file`/`line` anchor it: the directive to replace or remove, or the block to add into.
     `context` names that block for people, e.g. 'http', 'server', 'location /static/'.
+    `also` holds the edits the fix needs besides this one (`tcp_nopush on` with `sendfile on`,
+    the add half of a move), each anchored on its own, possibly in another file.
     """
 
-    __slots__ = ("action", "args", "context", "directive", "file", "line", "note")
+    __slots__ = ("action", "also", "args", "context", "directive", "file", "line", "note")
 
     action: FixAction
     directive: str
@@ -54,6 +56,7 @@ class Fix(Record):
     line: int
     context: str
     note: str
+    also: tuple[Fix, ...]
 
     def __init__(
         self,
@@ -64,6 +67,7 @@ class Fix(Record):
         line: int,
         context: str,
         note: str = "",
+        also: tuple[Fix, ...] = (),
     ) -> None:
         self.action = action
         self.directive = directive
@@ -72,9 +76,13 @@ class Fix(Record):
         self.line = line
         self.context = context
         self.note = note
+        self.also = also
 
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready form."""
+    def edits(self) -> list[Fix]:
+        """Every edit of the fix in order: this one, then its companions."""
+        return [replace(self, also=()), *self.also] if self.also else [self]
+
+    def _edit_dict(self) -> dict[str, object]:
         return {
             "action": self.action,
             "directive": self.directive,
@@ -84,6 +92,10 @@ class Fix(Record):
             "context": self.context,
             "note": self.note,
         }
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form: the first edit's fields (for older readers) and every edit."""
+        return {**self._edit_dict(), "edits": [edit._edit_dict() for edit in self.edits()]}
 
 
 class Finding(Record):

@@ -21,7 +21,7 @@ from nginx_fleet_analyzer.model import Directive, ParsedConfig
 # The agent's redaction marker: a patch must never ask it to write one.
 REDACTED = "[redacted]"
 # Fix actions this module turns into text edits; others are manual.
-APPLICABLE = ("set", "add", "remove")
+APPLICABLE = ("set", "add", "remove", "replace")
 
 
 class EditError(Exception):
@@ -33,11 +33,14 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _node_at(config: ParsedConfig, file: str, line: int, name: str) -> Directive:
-    for node in config.walk():
-        if node.file == file and node.line == line and node.name == name:
-            return node
-    raise EditError(f"no {name} at {file}:{line} in the config")
+def _node_at(config: ParsedConfig, file: str, line: int, name: str | None) -> Directive:
+    """The directive `name` at file:line; any name (when None) if it is alone on its line."""
+    found = [n for n in config.walk() if n.file == file and n.line == line]
+    named = [n for n in found if n.name == name] if name is not None else found
+    if len(named) == 1 or (named and name is not None):
+        return named[0]
+    what = name or "one directive"
+    raise EditError(f"no {what} at {file}:{line} in the config")
 
 
 def _block_at(config: ParsedConfig, file: str, line: int, context: str) -> Directive | None:
@@ -70,7 +73,8 @@ def _quoted(arg: str) -> str:
 
 
 def _statement(directive: str, args: list[str]) -> str:
-    return " ".join([directive, *map(_quoted, args)]) + ";"
+    # The name is quoted too: a map or geo entry's key may be '' or hold spaces.
+    return " ".join([_quoted(directive), *map(_quoted, args)]) + ";"
 
 
 def _edit_text(texts: dict[str, str], config: ParsedConfig, fix: Fix, args: list[str]) -> None:
@@ -78,10 +82,12 @@ def _edit_text(texts: dict[str, str], config: ParsedConfig, fix: Fix, args: list
     text = texts.get(fix.file)
     if text is None:
         raise EditError(f"{fix.file} is not in the dump")
-    if fix.action == "set":
-        node = _node_at(config, fix.file, fix.line, fix.directive)
+    if fix.action in ("set", "replace"):
+        # `replace` puts another directive in the line's place (add_header → default_type).
+        name = fix.directive if fix.action == "set" else None
+        node = _node_at(config, fix.file, fix.line, name)
         if node.block is not None:
-            raise EditError(f"{fix.directive} at {fix.file}:{fix.line} is a block")
+            raise EditError(f"{node.name} at {fix.file}:{fix.line} is a block")
         texts[fix.file] = text[: node.start] + _statement(fix.directive, args) + text[node.end :]
     elif fix.action == "remove":
         node = _node_at(config, fix.file, fix.line, fix.directive)
@@ -162,14 +168,22 @@ def _dump(sections: list[tuple[str, str]]) -> str:
     return "".join(f"# configuration file {path}:\n{text}\n" for path, text in sections)
 
 
-def _edits(findings: list[Finding], overrides: dict[str, list[str]]) -> list[dict[str, object]]:
-    edits = []
-    for number, finding in enumerate(findings, start=1):
-        fix = finding.fix
-        assert fix is not None
-        edit_id = f"e{number}"
-        edits.append(
-            {
+def _edits(
+    findings: list[Finding], overrides: dict[str, list[str]]
+) -> list[tuple[Fix, dict[str, object]]]:
+    """Every edit of the findings' fixes with its id (e1, e2, ...), the same edit once."""
+    edits: list[tuple[Fix, dict[str, object]]] = []
+    seen: set[tuple[str, str, str, int, tuple[str, ...]]] = set()
+    for finding in findings:
+        assert finding.fix is not None
+        for fix in finding.fix.edits():
+            # Two findings fixed together may need the same companion (http2 on; per server).
+            identity = (fix.action, fix.directive, fix.file, fix.line, tuple(fix.args))
+            if identity in seen:
+                continue
+            seen.add(identity)
+            edit_id = f"e{len(edits) + 1}"
+            edit: dict[str, object] = {
                 "id": edit_id,
                 "key": finding.key,
                 "action": fix.action,
@@ -180,7 +194,7 @@ def _edits(findings: list[Finding], overrides: dict[str, list[str]]) -> list[dic
                 "context": fix.context,
                 "adjustable": fix.action in ("set", "add") and bool(fix.args),
             }
-        )
+            edits.append((fix, edit))
     return edits
 
 
@@ -231,23 +245,23 @@ def propose(
         return Proposal(**base, reason=f"{missing[0]} is not in the analysis (stale)")
     targets = [by_key[key] for key in keys]
     for finding in targets:
-        if finding.fix is None or finding.fix.action not in APPLICABLE:
+        fix = finding.fix
+        if fix is None or any(edit.action not in APPLICABLE for edit in fix.edits()):
             return Proposal(**base, reason=f"the fix of {finding.rule} is manual")
-    edits = _edits(targets, overrides)
+    pairs = _edits(targets, overrides)
+    edits = [edit for _, edit in pairs]
     unknown = set(overrides) - {str(e["id"]) for e in edits}
     if unknown:
         return Proposal(**base, edits=edits, reason=f"no edit {sorted(unknown)[0]} to adjust")
     sections = split_dump(dump_text)
     texts = dict(sections)
     # Later lines first, so earlier offsets of the unpatched config stay valid.
-    order = sorted(zip(targets, edits, strict=True), key=lambda p: -p[0].fix.line)  # type: ignore[union-attr]
     try:
-        for finding, edit in order:
-            assert finding.fix is not None
+        for fix, edit in sorted(pairs, key=lambda pair: -pair[0].line):
             args = [str(a) for a in edit["args"]]  # type: ignore[attr-defined]
             if any(REDACTED in a or "\n" in a or "\r" in a for a in args):
                 raise EditError(f"value {' '.join(args)!r} cannot be written")
-            _edit_text(texts, config, finding.fix, args)
+            _edit_text(texts, config, fix, args)
     except EditError as error:
         return Proposal(**base, edits=edits, reason=str(error))
     return _checked(before, sections, texts, targets, edits, facts, metrics, base)

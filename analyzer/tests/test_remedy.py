@@ -160,3 +160,69 @@ def test_nginx_accepts_every_offered_patch(tmp_path: Path) -> None:
         )  # fmt: skip
         assert result.returncode == 0, (finding.key, proposal["diff"], result.stderr)
     assert offered >= 4
+
+
+def test_a_fix_with_companions_is_one_patch_of_every_edit() -> None:
+    """sendfile on comes with tcp_nopush on, in the same block, in one diff."""
+    text = dump(CONF.replace("    sendfile on;", "    sendfile off;"))
+    proposal = propose(text, [key_of("T-sendfile", text)]).to_dict()
+    assert proposal["ok"], proposal["reason"]
+    assert [(e["id"], e["directive"], e["args"]) for e in proposal["edits"]] == [
+        ("e1", "sendfile", ["on"]),
+        ("e2", "tcp_nopush", ["on"]),
+    ]
+    assert "-    sendfile off;" in proposal["diff"]
+    assert "+    sendfile on;" in proposal["diff"] and "+    tcp_nopush on;" in proposal["diff"]
+
+
+def test_a_misplaced_directive_is_moved_to_the_block_that_allows_it() -> None:
+    """ssl_protocols inside a location goes up to its server: removed there, added here."""
+    placed = CONF.replace(
+        "            try_files $uri $uri/ =404;\n",
+        "            try_files $uri $uri/ =404;\n            ssl_protocols TLSv1.2 TLSv1.3;\n",
+    )
+    text = dump(placed)
+    proposal = propose(text, [key_of("V-context", text)]).to_dict()
+    assert proposal["ok"], proposal["reason"]
+    assert [(e["action"], e["context"]) for e in proposal["edits"]] == [
+        ("remove", "location /"),
+        ("add", "server shop.example.com"),
+    ]
+    patched = apply_ops(placed, proposal["files"][0]["ops"])
+    assert "        ssl_protocols TLSv1.2 TLSv1.3;\n        listen 8080;" in patched
+    assert patched.count("ssl_protocols") == 1
+
+
+def test_a_directive_is_replaced_by_another_in_its_line() -> None:
+    """add_header Content-Type becomes default_type, the comment after it kept."""
+    text = dump(
+        CONF.replace(
+            "location /static/ { expires 1h; }",
+            "location /api/ {\n            add_header Content-Type application/json;  # API\n"
+            "            proxy_pass http://127.0.0.1:9000;\n        }",
+        )
+    )
+    proposal = propose(text, [key_of("X-add-header-content-type", text)]).to_dict()
+    assert proposal["ok"], proposal["reason"]
+    assert "+            default_type application/json;  # API" in proposal["diff"]
+
+
+def test_a_map_entry_with_an_empty_key_stays_quoted() -> None:
+    """The websocket map's '' close entry becomes '' '' (nginx refuses a bare value)."""
+    pooled = CONF.replace(
+        "    server {",
+        "    map $http_upgrade $connection_upgrade {\n        default upgrade;\n"
+        "        ''      close;\n    }\n    upstream app {\n        server 127.0.0.1:9000;\n"
+        "        keepalive 8;\n    }\n    server {",
+        1,
+    ).replace(
+        "            try_files $uri $uri/ =404;\n",
+        "            proxy_http_version 1.1;\n"
+        "            proxy_set_header Upgrade $http_upgrade;\n"
+        "            proxy_set_header Connection $connection_upgrade;\n"
+        "            proxy_pass http://app;\n",
+    )
+    text = dump(pooled)
+    proposal = propose(text, [key_of("K-upstream-http11", text)]).to_dict()
+    assert proposal["ok"], proposal["reason"]
+    assert "+        '' '';" in proposal["diff"]

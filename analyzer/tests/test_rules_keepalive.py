@@ -155,7 +155,7 @@ def test_k_client_timeouts_groups_defaults_at_http() -> None:
     assert set(finding.evidence) == {"client_body_timeout", "send_timeout"}
     assert finding.fix is not None
     assert (finding.fix.directive, finding.fix.args) == ("client_body_timeout", ["15s"])
-    assert "send_timeout 15s" in finding.fix.note
+    assert [(e.directive, e.args) for e in finding.fix.also] == [("send_timeout", ["15s"])]
 
 
 def test_k_client_timeouts_fires_on_explicit_60s() -> None:
@@ -278,7 +278,12 @@ def test_k_upstream_http11_thirty_sites_on_the_default_are_one_finding() -> None
     assert len(finding.evidence["places"]) == 30  # type: ignore[arg-type]
     assert finding.fix is not None
     assert (finding.fix.action, finding.fix.context) == ("add", "http")
-    assert "and 27 more" in finding.fix.note
+    # The header goes into each site's own list (lists inherit all or nothing), one edit each.
+    companions = finding.fix.also
+    assert [(e.action, e.directive, e.args) for e in companions] == [
+        ("add", "proxy_set_header", ["Connection", ""])
+    ] * 30
+    assert len({e.line for e in companions}) == 30
 
 
 def test_k_upstream_http11_own_header_lists_are_one_finding_once_the_version_is_set() -> None:
@@ -287,6 +292,7 @@ def test_k_upstream_http11_own_header_lists_are_one_finding_once_the_version_is_
     assert len(finding.evidence["header_lists"]) == 30  # type: ignore[arg-type]
     assert finding.fix is not None
     assert finding.fix.action == "add"
+    assert len(finding.fix.edits()) == 30
     fixed = _many_sites("    proxy_http_version 1.1;\n").replace(
         "proxy_set_header Host $host;",
         'proxy_set_header Host $host;\n    proxy_set_header Connection "";',

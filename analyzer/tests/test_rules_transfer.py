@@ -69,7 +69,11 @@ def test_t_open_file_cache_fires_on_static_serving() -> None:
     assert finding.line == 2
     assert finding.fix is not None
     assert (finding.fix.action, finding.fix.args) == ("add", ["max=10000", "inactive=30s"])
-    assert "open_file_cache_min_uses 2" in finding.fix.note
+    assert [(e.directive, e.args, e.context) for e in finding.fix.also] == [
+        ("open_file_cache_valid", ["60s"], "http"),
+        ("open_file_cache_min_uses", ["2"], "http"),
+        ("open_file_cache_errors", ["on"], "http"),
+    ]
     [finding] = run("T-open-file-cache", STATIC % "    open_file_cache off;")
     assert finding.fix is not None
     assert (finding.line, finding.fix.action) == (3, "set")

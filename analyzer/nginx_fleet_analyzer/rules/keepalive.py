@@ -13,7 +13,7 @@ from nginx_fleet_analyzer.effective import (
     value,
     weak_places,
 )
-from nginx_fleet_analyzer.findings import Category, Finding, Severity
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
@@ -216,7 +216,6 @@ def _header_cause(place: Directive) -> object:
 def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
     place = places[0]
     version = value("proxy_http_version", place)
-    holder, _ = entries("proxy_set_header", place)
     connection = _connection(place)
     version_ok = _version_cause(place) is None
     header_ok = _header_cause(place) is None
@@ -242,32 +241,12 @@ def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
         anchor = holders[0]
     else:
         anchor = common
+    edits = []
     if not version_ok:
-        fix = set_or_add("proxy_http_version", ["1.1"], version.node, common)
-    elif closing is not None:
-        fix = make_fix(
-            "set",
-            closing.name,
-            [""],
-            closing,
-            "plain requests then send an empty Connection header and reuse the pool; upgrades "
-            'still send "upgrade"',
-        )
-    elif connection is not None:
-        fix = make_fix("set", "proxy_set_header", ["Connection", ""], connection)
-    else:
-        # proxy_set_header lists inherit all or nothing: add to the block whose list applies.
-        fix = make_fix("add", "proxy_set_header", ["Connection", ""], holder or common)
-    if not header_ok and (not version_ok or len(holders) > 1):
-        where = ", ".join(labels(holders[:3])) + (
-            f" and {len(holders) - 3} more" if len(holders) > 3 else ""
-        )
-        also = "also add" if not version_ok else "add the same line to"
-        fix = replace(
-            fix,
-            note=f'{also} proxy_set_header Connection "" in the header list in force '
-            f"({where or 'none yet: add it where the version goes'})",
-        )
+        edits.append(set_or_add("proxy_http_version", ["1.1"], version.node, common))
+    if not header_ok:
+        edits.extend(_header_edits(places, closing, common))
+    fix = replace(edits[0], also=tuple(edits[1:]))
     keepalive = upstream.child("keepalive")
     pool = keepalive.args[0] if keepalive is not None and keepalive.args else "?"
     return get_rule("K-upstream-http11").finding(
@@ -289,6 +268,42 @@ def _http11_finding(places: list[Directive], upstream: Directive) -> Finding:
         },
         fix=fix,
     )
+
+
+def _header_edits(
+    places: list[Directive], closing: Directive | None, common: Directive
+) -> list[Fix]:
+    """Edits that give every place an empty Connection header, each in the list in force there.
+
+    A websocket map that sends "close" is mended in its one entry; otherwise a wrong
+    `proxy_set_header Connection` line is changed, and a list without one gets one (lists
+    inherit all or nothing, so the line goes into the block whose list applies).
+    """
+    if closing is not None:
+        return [
+            make_fix(
+                "set",
+                closing.name,
+                [""],
+                closing,
+                "plain requests then send an empty Connection header and reuse the pool; upgrades "
+                'still send "upgrade"',
+            )
+        ]
+    edits: dict[int, Fix] = {}
+    for place in places:
+        connection = _connection(place)
+        if connection is not None:
+            edits.setdefault(
+                id(connection), make_fix("set", "proxy_set_header", ["Connection", ""], connection)
+            )
+        else:
+            holder, _ = entries("proxy_set_header", place)
+            target = holder or common
+            edits.setdefault(
+                id(target), make_fix("add", "proxy_set_header", ["Connection", ""], target)
+            )
+    return list(edits.values())
 
 
 @rule("K-upstream-pool", Category.KEEPALIVE, Severity.INFO)
@@ -355,10 +370,9 @@ def check_client_timeouts(ctx: RuleContext) -> Iterator[Finding]:
         for anchor, node, _ in client_spots(ctx.config, name, at_default):
             by_anchor.setdefault(id(anchor), (anchor, []))[1].append((name, node))
     for anchor, spot in by_anchor.values():
-        first_name, first_node = spot[0]
-        others = [name for name, _ in spot[1:]]
-        note = f"also {'; '.join(f'{n} 15s' for n in others)}" if others else ""
-        fix = set_or_add(first_name, ["15s"], first_node, anchor, note)
+        first_name = spot[0][0]
+        edits = [set_or_add(name, ["15s"], node, anchor) for name, node in spot]
+        fix = replace(edits[0], also=tuple(edits[1:]))
         names = ", ".join(name for name, _ in spot)
         yield get_rule("K-client-timeouts").finding(
             at=anchor,

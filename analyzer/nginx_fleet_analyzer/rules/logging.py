@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from nginx_fleet_analyzer.effective import entries
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import make_fix
 
@@ -107,6 +108,14 @@ def check_error_log_level(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def _writes_timed(access_log: Directive) -> Fix:
+    """The access_log line changed to write the `timed` format, its other parameters kept."""
+    path, *rest = access_log.args
+    if rest and format_of(access_log) == rest[0]:
+        rest = rest[1:]
+    return make_fix("set", "access_log", [path, "timed", *rest], access_log)
+
+
 @rule("L-fields", Category.LOGGING, Severity.INFO)
 def check_log_fields(ctx: RuleContext) -> Iterator[Finding]:
     """The access log format records no request time, so latency cannot be measured."""
@@ -126,13 +135,17 @@ def check_log_fields(ctx: RuleContext) -> Iterator[Finding]:
             at = custom
             fix = make_fix("set", "log_format", [*custom.args, TIMING_FIELDS], custom)
         else:
-            at = next((d for d in logs if format_of(d) == name), http)
-            fix = make_fix(
-                "add",
-                "log_format",
-                ["timed", COMBINED_FORMAT + TIMING_FIELDS],
-                http,
-                "then write it: access_log PATH timed;",
+            writers = [d for d in logs if format_of(d) == name]
+            at = writers[0] if writers else http
+            fix = replace(
+                make_fix(
+                    "add",
+                    "log_format",
+                    ["timed", COMBINED_FORMAT + TIMING_FIELDS],
+                    http,
+                    "then write it: access_log PATH timed;",
+                ),
+                also=tuple(_writes_timed(d) for d in writers),
             )
         yield get_rule("L-fields").finding(
             at=at,

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from nginx_fleet_analyzer.effective import (
+    Effective,
     Role,
     chain,
     entries,
@@ -17,8 +18,9 @@ from nginx_fleet_analyzer.effective import (
     value,
     weak_places,
 )
-from nginx_fleet_analyzer.findings import Category, Finding, Severity
+from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive
+from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import file_serving_scopes, make_fix, set_or_add
 
@@ -29,9 +31,25 @@ _ASSET_PREFIX = re.compile(
     r"^/(static|assets|css|js|fonts|images|img|media|dist|build)(/|$)", re.IGNORECASE
 )
 OPEN_FILE_CACHE = ["max=10000", "inactive=30s"]
+# Set with open_file_cache where none of them is written: revalidate a minute, cache only
+# files asked for twice, and cache "not found" too (static sites get many probes).
 OPEN_FILE_CACHE_COMPANIONS = (
-    "also open_file_cache_valid 60s; open_file_cache_min_uses 2; open_file_cache_errors on;"
+    ("open_file_cache_valid", ["60s"]),
+    ("open_file_cache_min_uses", ["2"]),
+    ("open_file_cache_errors", ["on"]),
 )
+
+
+def _open_file_cache_fix(found: Effective, anchor: Directive) -> Fix:
+    """open_file_cache set or added, with the companions not yet written where it goes."""
+    block = found.node.parent if found.node is not None else anchor
+    companions = tuple(
+        make_fix("add", name, args, block)
+        for name, args in OPEN_FILE_CACHE_COMPANIONS
+        if block is not None and not block.children(name)
+    )
+    fix = set_or_add("open_file_cache", OPEN_FILE_CACHE, found.node, anchor)
+    return replace(fix, also=companions)
 
 
 @rule("T-sendfile", Category.TRANSFER, Severity.WARNING)
@@ -41,7 +59,14 @@ def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
     spots = weak_places(config, "sendfile", file_serving_scopes(config), lambda f: not f.on)
     for anchor, found, places in spots:
         nopush = value("tcp_nopush", places[0])
-        note = "" if nopush.on else "also tcp_nopush on; (fills packets with sendfile)"
+        note = "" if nopush.on else "with tcp_nopush on; (fills packets with sendfile)"
+        # tcp_nopush goes where sendfile is set, unless a line of its own already says off.
+        block = found.node.parent if found.node is not None else anchor
+        companions = (
+            ()
+            if nopush.on or block is None
+            else (set_or_add("tcp_nopush", ["on"], nopush.node, block),)
+        )
         shown = "off" if not found.default_used else "off (the default)"
         yield get_rule("T-sendfile").finding(
             at=anchor,
@@ -55,7 +80,7 @@ def check_sendfile(ctx: RuleContext) -> Iterator[Finding]:
                 "default_used": found.default_used,
                 "serves": labels(places),
             },
-            fix=set_or_add("sendfile", ["on"], found.node, anchor, note),
+            fix=replace(set_or_add("sendfile", ["on"], found.node, anchor, note), also=companions),
         )
 
 
@@ -90,9 +115,7 @@ def check_open_file_cache(ctx: RuleContext) -> Iterator[Finding]:
                 "pays open() and stat(); the cache keeps descriptors and metadata"
             ),
             evidence={"open_file_cache": "off", "serves": labels(users)},
-            fix=set_or_add(
-                "open_file_cache", OPEN_FILE_CACHE, found.node, anchor, OPEN_FILE_CACHE_COMPANIONS
-            ),
+            fix=_open_file_cache_fix(found, anchor),
         )
 
 

@@ -24,7 +24,9 @@ from nginx_fleet_analyzer.directives import (
 from nginx_fleet_analyzer.facts import HostFacts, Version
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
+from nginx_fleet_analyzer.rules._support import add_to_main
 
 _PLACES = {
     "main": "the main context",
@@ -119,21 +121,50 @@ def directive_context(ctx: RuleContext) -> Iterator[Finding]:
                 f'drop the extra "{node.name}" block level and keep its contents',
             )
         else:
-            fix = Fix(
-                "remove",
-                node.name,
-                node.args,
-                node.file,
-                node.line,
-                _where(node),
-                f"set it in {_allowed_places(node.name)} instead",
-            )
+            fix = _move_fix(ctx.config, node)
         yield reporter.finding(
             at=node,
             message=message,
             evidence={"context": code, "included_from": _include_site(node)},
             fix=fix,
         )
+
+
+def _move_fix(config: ParsedConfig, node: Directive) -> Fix:
+    """Remove the misplaced line; add it to the nearest enclosing block that allows it.
+
+    Where that block already sets the directive, or no enclosing block allows it, removing the
+    line is the whole fix (nginx refuses the config as it is, so nothing ran with it).
+    """
+    remove = Fix(
+        "remove",
+        node.name,
+        node.args,
+        node.file,
+        node.line,
+        _where(node),
+        f"set it in {_allowed_places(node.name)} instead",
+    )
+    allowed = {code for row in specs(node.name) for code in row.contexts.split()}
+    child: Directive = node
+    while child.parent is not None:
+        child = child.parent
+        code = context_code(child)
+        if code is None:
+            break
+        if code not in allowed:
+            continue
+        target = child.parent
+        siblings = target.block if target is not None else config.root
+        if any(s.name == node.name for s in siblings or ()):
+            return remove
+        add = (
+            Fix("add", node.name, node.args, target.file, target.line, target.label)
+            if target is not None
+            else add_to_main(config, node.name, node.args)
+        )
+        return replace(remove, note=f"moved to {add.context}", also=(add,))
+    return remove
 
 
 def _include_site(node: Directive) -> str | None:
@@ -156,7 +187,8 @@ def directive_arguments(ctx: RuleContext) -> Iterator[Finding]:
             at=node,
             message=problem,
             evidence={"args": node.args, "expected": spec.args, "kind": spec.kind or None},
-            fix=Fix("replace", node.name, node.args, node.file, node.line, _where(node), problem),
+            # Which arguments were meant is for a person to say.
+            fix=Fix("none", node.name, node.args, node.file, node.line, _where(node), problem),
         )
 
 
@@ -470,13 +502,16 @@ def _listen_http2(ctx: RuleContext, version: Version | None) -> Iterator[Finding
                 ),
                 evidence={"listen": listen.args, "nginx_version": _version_text(version)},
                 fix=Fix(
-                    "replace",
+                    "set",
                     "listen",
                     kept,
                     listen.file,
                     listen.line,
                     server.label,
                     'drop "http2" from listen and add "http2 on;" to the server block',
+                    also=()
+                    if server.children("http2")
+                    else (Fix("add", "http2", ["on"], server.file, server.line, server.label),),
                 ),
                 severity=Severity.WARNING,
             )
