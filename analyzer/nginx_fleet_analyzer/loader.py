@@ -84,14 +84,22 @@ class _DiskSource(_Source):
         return "no such directory"
 
 
-def parse_dump(text: str) -> ParsedConfig:
-    """Parse `nginx -T` output; includes are resolved from its sections."""
+def parse_dump(text: str, trees: dict[tuple[str, str], FileTree] | None = None) -> ParsedConfig:
+    """Parse `nginx -T` output; includes are resolved from its sections.
+
+    `trees` keeps each file's parse by (path, text) across calls: a patched dump re-parses only
+    the files a patch changed (assembling copies the trees, so they are never altered).
+    """
     sections = split_dump(text)
     if not sections:
         return parse_text(text, "nginx.conf")
-    trees = {path: parse_file_text(body, path) for path, body in sections}
+    cache = {} if trees is None else trees
+    for path, body in sections:
+        if (path, body) not in cache:
+            cache[path, body] = parse_file_text(body, path)
+    by_path = {path: cache[path, body] for path, body in sections}
     bodies = dict(sections)
-    config = _assemble(bodies, trees, _DumpSource(bodies), "main")
+    config = _assemble(bodies, by_path, _DumpSource(bodies), "main")
     config.from_dump = True
     return config
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.dump import split_dump
 from nginx_fleet_analyzer.engine import Report, analyze
@@ -17,11 +18,17 @@ from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
 from nginx_fleet_analyzer.findings import Finding, Fix, Severity
 from nginx_fleet_analyzer.loader import parse_dump
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.parser import FileTree
 
 # The agent's redaction marker: a patch must never ask it to write one.
 REDACTED = "[redacted]"
 # Fix actions this module turns into text edits; others are manual.
 APPLICABLE = ("set", "add", "remove", "replace")
+
+
+# One edit of a fix with its entry in a proposal's `edits`; a (file, line) place of the dump.
+EditPair = tuple[Fix, dict[str, object]]
+Place = tuple[str, int]
 
 
 class EditError(Exception):
@@ -33,9 +40,23 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_BY_LINE: WeakKeyDictionary[ParsedConfig, dict[Place, list[Directive]]] = WeakKeyDictionary()
+
+
+def _at_line(config: ParsedConfig, file: str, line: int) -> list[Directive]:
+    """The directives starting at file:line (indexed once per config: many edits, one walk)."""
+    index = _BY_LINE.get(config)
+    if index is None:
+        index = {}
+        for node in config.walk():
+            index.setdefault((node.file, node.line), []).append(node)
+        _BY_LINE[config] = index
+    return index.get((file, line), [])
+
+
 def _node_at(config: ParsedConfig, file: str, line: int, name: str | None) -> Directive:
     """The directive `name` at file:line; any name (when None) if it is alone on its line."""
-    found = [n for n in config.walk() if n.file == file and n.line == line]
+    found = _at_line(config, file, line)
     named = [n for n in found if n.name == name] if name is not None else found
     if len(named) == 1 or (named and name is not None):
         return named[0]
@@ -45,8 +66,8 @@ def _node_at(config: ParsedConfig, file: str, line: int, name: str | None) -> Di
 
 def _block_at(config: ParsedConfig, file: str, line: int, context: str) -> Directive | None:
     """The block a fix adds into: the block directive at file:line (None: the main context)."""
-    for node in config.walk():
-        if node.file == file and node.line == line and node.block is not None:
+    for node in _at_line(config, file, line):
+        if node.block is not None:
             return node
     if context == "main":
         return None
@@ -168,11 +189,9 @@ def _dump(sections: list[tuple[str, str]]) -> str:
     return "".join(f"# configuration file {path}:\n{text}\n" for path, text in sections)
 
 
-def _edits(
-    findings: list[Finding], overrides: dict[str, list[str]]
-) -> list[tuple[Fix, dict[str, object]]]:
+def _edits(findings: list[Finding], overrides: dict[str, list[str]]) -> list[EditPair]:
     """Every edit of the findings' fixes with its id (e1, e2, ...), the same edit once."""
-    edits: list[tuple[Fix, dict[str, object]]] = []
+    edits: list[EditPair] = []
     seen: set[tuple[str, str, str, int, tuple[str, ...]]] = set()
     for finding in findings:
         assert finding.fix is not None
@@ -226,6 +245,12 @@ class Proposal:
         return dict(self.fields)
 
 
+def applicable(finding: Finding) -> bool:
+    """Whether every edit of the finding's fix can be made into a text edit here."""
+    fix = finding.fix
+    return fix is not None and all(edit.action in APPLICABLE for edit in fix.edits())
+
+
 def propose(
     dump_text: str,
     keys: list[str],
@@ -245,8 +270,7 @@ def propose(
         return Proposal(**base, reason=f"{missing[0]} is not in the analysis (stale)")
     targets = [by_key[key] for key in keys]
     for finding in targets:
-        fix = finding.fix
-        if fix is None or any(edit.action not in APPLICABLE for edit in fix.edits()):
+        if not applicable(finding):
             return Proposal(**base, reason=f"the fix of {finding.rule} is manual")
     pairs = _edits(targets, overrides)
     edits = [edit for _, edit in pairs]
@@ -254,40 +278,60 @@ def propose(
     if unknown:
         return Proposal(**base, edits=edits, reason=f"no edit {sorted(unknown)[0]} to adjust")
     sections = split_dump(dump_text)
-    texts = dict(sections)
-    # Later lines first, so earlier offsets of the unpatched config stay valid.
     try:
-        for fix, edit in sorted(pairs, key=lambda pair: -pair[0].line):
-            args = [str(a) for a in edit["args"]]  # type: ignore[attr-defined]
-            if any(REDACTED in a or "\n" in a or "\r" in a for a in args):
-                raise EditError(f"value {' '.join(args)!r} cannot be written")
-            _edit_text(texts, config, fix, args)
+        texts = _patched(config, sections, pairs)
+        files, diff = _file_patches(sections, texts)
     except EditError as error:
         return Proposal(**base, edits=edits, reason=str(error))
-    return _checked(before, sections, texts, targets, edits, facts, metrics, base)
+    after = analyze(
+        parse_dump(_dump([(path, texts[path]) for path, _ in sections])), facts, metrics
+    )
+    resolved, introduced, reason = _verdict(before, after, targets)
+    if not reason and not files:
+        reason = "the patch changes nothing"
+    return Proposal(
+        **base,
+        ok=not reason,
+        reason=reason,
+        resolved=resolved,
+        introduced=introduced,
+        edits=edits,
+        files=files,
+        diff=diff,
+        score_after=after.score.overall,
+    )
 
 
-def _checked(
-    before: Report,
+def _analyze_texts(
     sections: list[tuple[str, str]],
     texts: dict[str, str],
-    targets: list[Finding],
-    edits: list[dict[str, object]],
     facts: HostFacts | None,
     metrics: MetricsWindow | None,
-    base: dict[str, object],
-) -> Proposal:
-    """Re-parse and re-analyse the patched files; the proposal says what the patch does."""
-    patched = [(path, texts[path]) for path, _ in sections]
-    after = analyze(parse_dump(_dump(patched)), facts, metrics)
-    after_keys = {f.key for f in after.findings}
-    before_keys = {f.key for f in before.findings}
-    resolved = [f.key for f in targets if f.key not in after_keys]
-    introduced = [
-        f.to_dict()
-        for f in after.findings
-        if f.key not in before_keys and f.severity in (Severity.ERROR, Severity.WARNING)
-    ]
+    trees: dict[tuple[str, str], FileTree] | None = None,
+) -> Report:
+    """The analysis of the dump with its files' texts replaced by `texts`."""
+    patched = _dump([(path, texts[path]) for path, _ in sections])
+    return analyze(parse_dump(patched, trees), facts, metrics)
+
+
+def _patched(
+    config: ParsedConfig, sections: list[tuple[str, str]], pairs: list[EditPair]
+) -> dict[str, str]:
+    """The file texts with every edit made (EditError names the first that cannot be)."""
+    texts = dict(sections)
+    # Later lines first, so earlier offsets of the unpatched config stay valid.
+    for fix, edit in sorted(pairs, key=lambda pair: -pair[0].line):
+        args = [str(a) for a in edit["args"]]  # type: ignore[attr-defined]
+        if any(REDACTED in a or "\n" in a or "\r" in a for a in args):
+            raise EditError(f"value {' '.join(args)!r} cannot be written")
+        _edit_text(texts, config, fix, args)
+    return texts
+
+
+def _file_patches(
+    sections: list[tuple[str, str]], texts: dict[str, str]
+) -> tuple[list[dict[str, object]], str]:
+    """Each changed file's line ops and hashes, and one unified diff of them all."""
     files: list[dict[str, object]] = []
     diffs: list[str] = []
     for path, old in sections:
@@ -297,7 +341,7 @@ def _checked(
         ops = _ops(old, new)
         if apply_ops(old, ops) != new:
             # Mixed line endings: the ops could not reproduce the edit byte for byte.
-            return Proposal(**base, edits=edits, reason=f"{path} has mixed line endings")
+            raise EditError(f"{path} has mixed line endings")
         files.append(
             {
                 "path": path,
@@ -314,6 +358,21 @@ def _checked(
                 tofile=f"b{path}",
             )
         )
+    return files, "".join(line if line.endswith("\n") else line + "\n" for line in diffs)
+
+
+def _verdict(
+    before: Report, after: Report, targets: list[Finding]
+) -> tuple[list[str], list[dict[str, object]], str]:
+    """(targeted keys gone, new error/warning findings, why not offered or '')."""
+    after_keys = {f.key for f in after.findings}
+    before_keys = {f.key for f in before.findings}
+    resolved = [f.key for f in targets if f.key not in after_keys]
+    introduced = [
+        f.to_dict()
+        for f in after.findings
+        if f.key not in before_keys and f.severity in (Severity.ERROR, Severity.WARNING)
+    ]
     reason = ""
     if introduced:
         first = introduced[0]
@@ -321,17 +380,106 @@ def _checked(
     elif len(resolved) < len(targets):
         left = next(f for f in targets if f.key not in resolved)
         reason = f"{left.rule} is still reported after the patch"
-    elif not files:
-        reason = "the patch changes nothing"
-    diff = "".join(line if line.endswith("\n") else line + "\n" for line in diffs)
-    return Proposal(
-        **base,
-        ok=not reason,
-        reason=reason,
-        resolved=resolved,
-        introduced=introduced,
-        edits=edits,
-        files=files,
-        diff=diff,
-        score_after=after.score.overall,
-    )
+    return resolved, introduced, reason
+
+
+def recommend(
+    dump_text: str, *, facts: HostFacts | None = None, metrics: MetricsWindow | None = None
+) -> list[Proposal]:
+    """The checked patch of every fixable finding of the dump, one proposal each.
+
+    One analysis checks many patches: the fixes of findings whose edits touch different lines
+    are made together and the config analysed once; every targeted finding that is gone, with
+    nothing new at error or warning, is offered its own diff. A batch that introduces a
+    finding is split in halves until the culprit is alone; a finding still reported in a batch
+    is checked alone (another fix of the batch may have brought it back). Scores after a patch
+    are not computed here (`score_after` is None); `propose` checks one choice fully, as the
+    control plane does again before an operator approves.
+    """
+    trees: dict[tuple[str, str], FileTree] = {}
+    config = parse_dump(dump_text, trees)
+    before = analyze(config, facts, metrics)
+    sections = split_dump(dump_text)
+    base = {"score_before": before.score.overall}
+    out: dict[str, Proposal] = {}
+    patches: dict[
+        str, tuple[list[tuple[Fix, dict[str, object]]], list[dict[str, object]], str]
+    ] = {}
+    for finding in before.findings:
+        if not applicable(finding):
+            continue
+        pairs = _edits([finding], {})
+        try:
+            files, diff = _file_patches(sections, _patched(config, sections, pairs))
+        except EditError as error:
+            out[finding.key] = Proposal(**base, keys=[finding.key], reason=str(error))
+            continue
+        patches[finding.key] = (pairs, files, diff)
+    by_key = {f.key: f for f in before.findings}
+    queue = _batches([by_key[key] for key in patches])
+    while queue:
+        group = queue.pop()
+        pairs = [pair for f in group for pair in patches[f.key][0]]
+        texts = _patched(config, sections, pairs)
+        after = _analyze_texts(sections, texts, facts, metrics, trees)
+        resolved, introduced, reason = _verdict(before, after, group)
+        if introduced and len(group) > 1:
+            queue += _split(group, introduced)
+            continue
+        for finding in group:
+            pairs, files, diff = patches[finding.key]
+            fields: dict[str, object] = {"keys": [finding.key], "edits": [e for _, e in pairs]}
+            if len(group) == 1:
+                fields |= {"reason": reason, "introduced": introduced}
+                fields |= {"resolved": resolved, "score_after": after.score.overall}
+            elif finding.key in resolved:
+                fields["resolved"] = [finding.key]
+            else:
+                # Safe side: not offered here; `propose` judges it alone when it is previewed.
+                fields["reason"] = (
+                    f"{finding.rule} is still reported with the config's other fixes made"
+                )
+            ok = not fields.get("reason") and bool(files)
+            out[finding.key] = Proposal(**base, **fields, ok=ok, files=files, diff=diff)
+    return [out[f.key] for f in before.findings if f.key in out]
+
+
+def _split(group: list[Finding], introduced: list[dict[str, object]]) -> list[list[Finding]]:
+    """A batch that introduced findings, as the rest and the suspects (else two halves).
+
+    Suspects, checked apart: findings of a rule that now reports somewhere new (its grouping
+    moved), then findings with an edit in a file where something new is reported.
+    """
+    rules = {item["rule"] for item in introduced}
+    files = {item["file"] for item in introduced}
+    same_rule = [f for f in group if f.rule in rules]
+    same_file = [
+        f
+        for f in group
+        if f.rule not in rules and any(e.file in files for e in f.fix.edits())  # type: ignore[union-attr]
+    ]
+    rest = [f for f in group if f not in same_rule and f not in same_file]
+    tiers = [tier for tier in (rest, same_file, same_rule) if tier]
+    if len(tiers) > 1:
+        return tiers
+    middle = len(group) // 2
+    return [group[:middle], group[middle:]]
+
+
+def _batches(findings: list[Finding]) -> list[list[Finding]]:
+    """Findings in groups whose edits change different lines (adds into a block never clash)."""
+    groups: list[tuple[set[Place], set[Place], list[Finding]]] = []
+    for finding in findings:
+        assert finding.fix is not None
+        edits = finding.fix.edits()
+        lines = {(e.file, e.line) for e in edits if e.action != "add"}
+        blocks = {(e.file, e.line) for e in edits if e.action == "add"}
+        for changed, added, group in groups:
+            if not lines & (changed | added) and not blocks & changed:
+                changed |= lines
+                added |= blocks
+                group.append(finding)
+                break
+        else:
+            groups.append((lines, blocks, [finding]))
+    return [group for _, _, group in groups]

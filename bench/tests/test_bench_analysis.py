@@ -54,3 +54,13 @@ def test_whole_process_bench_compares_with_gixy() -> None:
         pytest.skip(f"gixy could not be installed into bench/out/analysis/peers: {reason}")
     assert _ms(out, "gixy") > 0
     assert re.search(r"^ratio gixy / nginx-fleet analyze: [\d.]+x$", out, re.MULTILINE), out
+
+
+def test_remedies_bench_checks_every_fixable_finding_of_the_dump() -> None:
+    out = run_bench("remedies.py", "--quick")
+    assert re.search(r"^input: 5478 lines, \d+ findings, \d+ fixable$", out, re.MULTILINE)
+    offered = re.search(r"^offered: (\d+) diffs", out, re.MULTILINE)
+    assert offered is not None and int(offered[1]) > 0, out
+    assert _ms(out, "plain analysis (parse + rules)") > 0
+    assert _ms(out, "every fixable finding's diff") > 0
+    assert "ratio diffs / analysis:" in out

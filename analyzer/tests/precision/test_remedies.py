@@ -17,7 +17,7 @@ from nginx_fleet_analyzer.dump import split_dump
 from nginx_fleet_analyzer.engine import analyze
 from nginx_fleet_analyzer.facts import HostFacts
 from nginx_fleet_analyzer.findings import Finding
-from nginx_fleet_analyzer.remedy import APPLICABLE, apply_ops, propose
+from nginx_fleet_analyzer.remedy import APPLICABLE, apply_ops, propose, recommend
 
 from tests.precision.harness import NGINX, Case, all_cases, install, missing_modules, nginx
 from tests.precision.harness import nginx_version as installed_version
@@ -57,8 +57,8 @@ def _nginx_accepts(prefix: Path, files: dict[str, str], patch: list[dict[str, An
             Path(file_patch["path"]).write_text(files[file_patch["path"]])
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_offered_patches_pass_the_real_nginx(case: Case, tmp_path: Path) -> None:
+def _install(case: Case, tmp_path: Path) -> tuple[Path, str]:
+    """The config installed under a prefix, and its real `nginx -T` dump."""
     if not Path(NGINX).is_file():
         pytest.skip("nginx missing: apt-get install nginx")
     missing = missing_modules(case.root)
@@ -68,12 +68,18 @@ def test_offered_patches_pass_the_real_nginx(case: Case, tmp_path: Path) -> None
     install(case, prefix, tmp_path / "certs")
     dump = nginx(prefix, "-T")
     assert dump.returncode == 0, dump.stderr
+    return prefix, dump.stdout
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_offered_patches_pass_the_real_nginx(case: Case, tmp_path: Path) -> None:
+    prefix, text = _install(case, tmp_path)
     facts = HostFacts(nginx_version=installed_version())
-    fixable = _fixable(analyze(parse_dump(dump.stdout), facts).findings)
-    files = dict(split_dump(dump.stdout))
+    fixable = _fixable(analyze(parse_dump(text), facts).findings)
+    files = dict(split_dump(text))
     refused: dict[str, str] = {}
     for finding in fixable:
-        proposal = propose(dump.stdout, [finding.key], facts=facts).to_dict()
+        proposal = propose(text, [finding.key], facts=facts).to_dict()
         if not proposal["ok"]:
             assert proposal["reason"], finding.key
             refused[finding.rule] = str(proposal["reason"])
@@ -87,6 +93,21 @@ def test_offered_patches_pass_the_real_nginx(case: Case, tmp_path: Path) -> None
         assert why in refused[rule]
     keys = [f.key for f in fixable]
     if keys and not expected:
-        together = propose(dump.stdout, keys, facts=facts).to_dict()
+        together = propose(text, keys, facts=facts).to_dict()
         assert together["ok"], together["reason"]
         assert _nginx_accepts(prefix, files, together["files"]) == ""
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_batched_listing_offers_only_what_a_single_check_offers(
+    case: Case, tmp_path: Path
+) -> None:
+    """`recommend` never offers a diff that `propose`, checking it alone, would refuse."""
+    _, dump = _install(case, tmp_path)
+    facts = HostFacts(nginx_version=installed_version())
+    for listed in recommend(dump, facts=facts):
+        fields = listed.to_dict()
+        alone = propose(dump, list(fields["keys"]), facts=facts).to_dict()  # type: ignore[call-overload]
+        if listed.ok:
+            assert alone["ok"], (fields["keys"], alone["reason"])
+            assert alone["diff"] == fields["diff"] and alone["files"] == fields["files"]
