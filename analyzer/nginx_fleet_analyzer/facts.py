@@ -25,16 +25,17 @@ from nginx_fleet_analyzer.record import Record, field_names
 
 Version = tuple[int, int, int]
 
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
-_CONFIGURE_FLAG = re.compile(r"--(with|without)-([A-Za-z0-9_]+?)(?:=\S*)?(?=\s|$)")
-_ADDED_MODULE = re.compile(r"--add(?:-dynamic)?-module=(\S+)")
+# Patterns, compiled (and cached by re) on first use: a CLI run without facts needs none.
+_VERSION = r"(\d+)\.(\d+)(?:\.(\d+))?"
+_CONFIGURE_FLAG = r"--(with|without)-([A-Za-z0-9_]+?)(?:=\S*)?(?=\s|$)"
+_ADDED_MODULE = r"--add(?:-dynamic)?-module=(\S+)"
 
 
 def parse_version(text: str | None) -> Version | None:
     """'1.22.1' or 'nginx/1.25.3' -> (1, 22, 1); None when there is no version in it."""
     if not text:
         return None
-    match = _VERSION.search(text)
+    match = re.search(_VERSION, text)
     if match is None:
         return None
     return int(match[1]), int(match[2]), int(match[3] or 0)
@@ -64,7 +65,7 @@ def _modules_from_configure(args: str) -> tuple[set[str], set[str]]:
     """Modules added (`--with-X`) and removed (`--without-X`) by configure args."""
     added: set[str] = set()
     removed: set[str] = set()
-    for kind, name in _CONFIGURE_FLAG.findall(args):
+    for kind, name in re.findall(_CONFIGURE_FLAG, args):
         (added if kind == "with" else removed).add(name)
     return added, removed
 
@@ -155,7 +156,9 @@ class HostFacts(Record):
             added, removed = _modules_from_configure(configure)
             modules |= added
             disabled |= removed
-            extra.update(p.rstrip("/").rsplit("/", 1)[-1] for p in _ADDED_MODULE.findall(configure))
+            extra.update(
+                p.rstrip("/").rsplit("/", 1)[-1] for p in re.findall(_ADDED_MODULE, configure)
+            )
         version = data.get("nginx_version")
         openssl = data.get("nginx_openssl_version")
         nofile = data.get("worker_nofile_limit", data.get("worker_fds_limit"))

@@ -405,3 +405,61 @@ def test_console_entry_flushes_everything_before_its_fast_exit(
         check=False,
     )
     assert usage.returncode == 2 and "cannot read" in usage.stderr
+
+
+# Standard modules a CLI run on a usual config must not import: each costs every run of a CI
+# check 1-20 ms (bench/README.md, whole_process.py). urllib.parse and ipaddress are imported only
+# for Origin/Referer regexes and IP-literal addresses, ssl never (the _ssl C module suffices).
+_HEAVY_MODULES = frozenset(
+    {
+        "contextlib",
+        "dataclasses",
+        "hashlib",
+        "inspect",
+        "ipaddress",
+        "logging",
+        "pathlib",
+        "shutil",
+        "ssl",
+        "typing",
+        "urllib.parse",
+        "weakref",
+    }
+)
+_USUAL_CONFIG = """events { worker_connections 1024; }
+http {
+    gzip on;
+    ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256;
+    upstream app { server 127.0.0.1:8000; keepalive 16; }
+    server {
+        listen 443 ssl;
+        listen [::]:443 ssl;
+        server_name shop.example.com;
+        ssl_certificate /etc/ssl/shop.pem;
+        ssl_certificate_key /etc/ssl/shop.key;
+        add_header Strict-Transport-Security "max-age=31536000" always;
+        root /srv/shop;
+        location ~* \\.(css|js|png)$ { expires 30d; }
+        location /api/ { proxy_pass http://app; }
+    }
+    server { listen 80; listen [::]:80; return 301 https://$host$request_uri; }
+}
+"""
+
+
+def test_a_cli_run_imports_no_heavy_module(tmp_path: Path) -> None:
+    path = _write(tmp_path, _USUAL_CONFIG, "nginx.conf")
+    probe = (
+        "import io, sys\n"
+        "from nginx_fleet_analyzer.cli import main\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        f"main([{path!r}])\n"
+        "out.write(' '.join(sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    imported = set(done.stdout.split())
+    assert "_ssl" in imported  # the cipher string was expanded
+    assert "nginx_fleet_analyzer.rules.security_origins" in imported  # every rule ran
+    assert imported & _HEAVY_MODULES == set()

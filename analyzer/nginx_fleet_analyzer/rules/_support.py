@@ -19,6 +19,8 @@ from nginx_fleet_analyzer.model import Directive, ParsedConfig
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from ipaddress import IPv4Address, IPv6Address
+
     from nginx_fleet_analyzer.findings import FixAction
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
@@ -35,6 +37,22 @@ _TIME_UNITS = {
     "M": 30 * 86400,
     "y": 365 * 86400,
 }
+
+
+def ip_literal(host: str) -> IPv4Address | IPv6Address | None:
+    """The address `host` spells (IPv4 dotted quad or IPv6), or None: a name, a port, '*'.
+
+    ipaddress (~1.5 ms of a CLI run with its first IPv6 address) is imported only for text
+    that could be an address: an IPv4 address has dots and digits only, an IPv6 one a colon.
+    """
+    if ":" not in host and ("." not in host or not host.replace(".", "").isdigit()):
+        return None
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
 
 
 @lru_cache(maxsize=8192)

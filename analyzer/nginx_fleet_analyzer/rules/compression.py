@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.effective import (
     Role,
@@ -17,7 +16,7 @@ from nginx_fleet_analyzer.effective import (
     weak_places,
 )
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
-from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
     file_serving_scopes,
@@ -52,10 +51,6 @@ DEFAULT_MIN_LENGTH = 20
 CPU_BOUND_PCT = 70.0
 
 
-# text_places of each config: five gzip rules ask for them (the tree does not change).
-_TEXT_PLACES: WeakKeyDictionary[ParsedConfig, list[Directive]] = WeakKeyDictionary()
-
-
 def text_places(ctx: RuleContext) -> list[Directive]:
     """Locations (or location-less servers) that send text: files or an upstream's answers.
 
@@ -63,9 +58,10 @@ def text_places(ctx: RuleContext) -> list[Directive]:
     nor servers only loopback clients reach (local auth and status endpoints): gzip saves
     nothing worth a finding there.
     """
-    places = _TEXT_PLACES.get(ctx.config)
-    if places is None:
-        places = _TEXT_PLACES[ctx.config] = _text_places(ctx)
+    # Computed once per config: five gzip rules ask for them (the tree does not change).
+    places = ctx.config.derived.get("text_places")
+    if not isinstance(places, list):
+        places = ctx.config.derived["text_places"] = _text_places(ctx)
     return list(places)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
@@ -12,6 +11,7 @@ from nginx_fleet_analyzer.rules._places import once_per_place
 from nginx_fleet_analyzer.rules._regex import can_start_with, preceding_literal
 from nginx_fleet_analyzer.rules._support import (
     enclosing,
+    ip_literal,
     is_on,
     make_fix,
     place_of,
@@ -70,11 +70,9 @@ def _is_loopback(address: str) -> bool:
     host = address.rsplit(":", 1)[0] if not address.startswith("[") else address[1:].split("]")[0]
     if host == "localhost":
         return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        # A bare port ('8080') or '*:80' listens on every address.
-        return False
+    # A bare port ('8080') or '*:80' listens on every address.
+    ip = ip_literal(host)
+    return ip is not None and ip.is_loopback
 
 
 def _guarded(ctx: RuleContext, block: Directive) -> bool:

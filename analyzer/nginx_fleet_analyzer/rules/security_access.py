@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 
 from nginx_fleet_analyzer.effective import entries
@@ -10,7 +9,13 @@ from nginx_fleet_analyzer.findings import Category, Finding, Severity
 from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._places import once_per_place
-from nginx_fleet_analyzer.rules._support import PASS_DIRECTIVES, make_fix, own, setting
+from nginx_fleet_analyzer.rules._support import (
+    PASS_DIRECTIVES,
+    ip_literal,
+    make_fix,
+    own,
+    setting,
+)
 
 # Directives inside an if whose effect the switch of configuration changes (the wiki's cases).
 _RISKY_IN_IF = ("add_header", "more_set_headers", "try_files", "root", "alias", *PASS_DIRECTIVES)
@@ -182,11 +187,9 @@ def _resolver_host(address: str) -> str:
 
 
 def _is_public(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_global
-    except ValueError:
-        # A name is resolved by the system's resolver at start-up: nothing to judge.
-        return False
+    # A name is resolved by the system's resolver at start-up: nothing to judge.
+    address = ip_literal(host)
+    return address is not None and address.is_global
 
 
 # Variables that hold the request's path or query: text from them on is no longer the address.

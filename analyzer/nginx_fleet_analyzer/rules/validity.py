@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.arguments import argument_problem
 from nginx_fleet_analyzer.directives import (
@@ -50,21 +49,18 @@ _HTTP2_DIRECTIVE: Version = (1, 25, 1)
 
 
 _Checked = list[tuple[Directive, str, Spec | None]]
-# Context codes and table rows of one config, shared by the five rules of one analysis.
-_CHECKED: WeakKeyDictionary[ParsedConfig, _Checked] = WeakKeyDictionary()
 
 
 def _checked(config: ParsedConfig) -> _Checked:
     """Directives whose context nginx checks (not map/types entries, not inside unknown blocks),
-    with their context code and matching table row."""
-    cached = _CHECKED.get(config)
-    if cached is None:
-        cached = []
-        for node in config.walk():
-            code = context_code(node)
-            if code is not None:
-                cached.append((node, code, matching_spec(node)))
-        _CHECKED[config] = cached
+    with their context code and matching table row (once per config: five rules ask)."""
+    cached = config.derived.get("checked_contexts")
+    if not isinstance(cached, list):
+        cached = config.derived["checked_contexts"] = [
+            (node, code, matching_spec(node))
+            for node in config.walk()
+            if (code := context_code(node)) is not None
+        ]
     return cached
 
 
