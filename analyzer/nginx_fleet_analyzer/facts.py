@@ -187,11 +187,14 @@ class MetricsWindow(Record):
     `nginx_cpu_pct_*` figures: the CPU time of nginx's processes as a percent of all the host's
     cores (100 = every core busy with nginx), its mean and 95th percentile over the window's
     samples; `nginx_cpu_source` says whose time it is ('workers', or 'master+workers' from
-    agents that send only the total).
+    agents that send only the total). Active connections likewise: `peak_active` is the single
+    highest reading (one spike), `active_p95` the 95th percentile (None with too few samples to
+    stand for more than one reading) and `avg_active` the mean; rules judge the sustained ones.
     """
 
     __slots__ = (
         "accepts_delta",
+        "active_p95",
         "avg_active",
         "avg_waiting",
         "cache_hit_ratio",
@@ -225,6 +228,7 @@ class MetricsWindow(Record):
     nginx_cpu_pct_mean: float | None
     nginx_cpu_pct_p95: float | None
     nginx_cpu_source: str | None
+    active_p95: float | None
 
     def __init__(
         self,
@@ -244,6 +248,7 @@ class MetricsWindow(Record):
         nginx_cpu_pct_mean: float | None = None,
         nginx_cpu_pct_p95: float | None = None,
         nginx_cpu_source: str | None = None,
+        active_p95: float | None = None,
     ) -> None:
         self.peak_active = peak_active
         self.avg_active = avg_active
@@ -261,6 +266,7 @@ class MetricsWindow(Record):
         self.nginx_cpu_pct_mean = nginx_cpu_pct_mean
         self.nginx_cpu_pct_p95 = nginx_cpu_pct_p95
         self.nginx_cpu_source = nginx_cpu_source
+        self.active_p95 = active_p95
 
     def sustained_nginx_cpu(self) -> tuple[float, str] | None:
         """(figure, which) of nginx's CPU in % of all cores: p95 when measured, else the mean."""
@@ -284,6 +290,15 @@ class MetricsWindow(Record):
             "nginx_cpu_pct_mean": self.nginx_cpu_pct_mean,
             "nginx_cpu_pct_p95": self.nginx_cpu_pct_p95,
         }
+
+    def sustained_active(self) -> tuple[float, str] | None:
+        """(figure, which) of active connections: p95 when measured, else the mean; never the
+        single peak, which one burst of slow clients or a health-check storm can make."""
+        if self.active_p95 is not None:
+            return self.active_p95, "p95"
+        if self.avg_active is not None:
+            return self.avg_active, "mean"
+        return None
 
     @property
     def drops(self) -> float | None:

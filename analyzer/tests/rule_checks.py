@@ -23,6 +23,8 @@ EVERYTHING_FACTS = HostFacts(
 )
 EVERYTHING_METRICS = MetricsWindow(
     peak_active=900,
+    active_p95=700,
+    avg_active=400,
     waiting_ratio=0.9,
     accepts_delta=100,
     handled_delta=90,

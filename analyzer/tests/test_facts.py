@@ -65,3 +65,11 @@ def test_host_facts_from_a_whole_push_body() -> None:
     # nginx down in the newest sample: no limit, the facts still count.
     payload["samples"] = [{"seq": 3, "nginx_processes": None}]
     assert HostFacts.from_dict(payload).worker_nofile_limit is None
+
+
+def test_metrics_window_sustained_active_connections() -> None:
+    window = MetricsWindow.from_dict({"peak_active": 900, "active_p95": 120, "avg_active": 80})
+    assert window.sustained_active() == (120, "p95")
+    assert MetricsWindow(peak_active=900, avg_active=80).sustained_active() == (80, "mean")
+    # A peak alone is one spike: no sustained figure.
+    assert MetricsWindow(peak_active=900).sustained_active() is None

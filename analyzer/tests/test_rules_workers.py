@@ -66,12 +66,15 @@ def test_w_connections_fires_on_small_limit_with_several_cores() -> None:
     assert (finding.fix.action, finding.fix.args) == ("set", ["4096"])
 
 
-def test_w_connections_uses_the_512_default_and_the_peak() -> None:
+def test_w_connections_uses_the_512_default_and_the_sustained_load() -> None:
     text = "worker_processes 1;\nevents {\n}\n"
-    metrics = MetricsWindow(peak_active=300)
-    [finding] = run("W-connections", text, metrics=metrics)
-    assert finding.line == 2
+    metrics = MetricsWindow(peak_active=900, active_p95=300, avg_active=120)
+    [finding] = run("W-connections", text, HostFacts(cpu_count=1), metrics)
+    assert (finding.line, finding.severity) == (2, "warning")
     assert finding.evidence["worker_connections"] == 512
+    assert finding.evidence["active_connections"] == 300
+    assert finding.evidence["active_figure"] == "p95 over the window"
+    assert "300 active connections sustained over the window (p95" in finding.message
     assert finding.fix is not None
     assert (finding.fix.action, finding.fix.context, finding.fix.args) == (
         "add",
@@ -80,12 +83,32 @@ def test_w_connections_uses_the_512_default_and_the_peak() -> None:
     )
 
 
+def test_w_connections_judges_the_mean_when_the_window_is_too_short_for_a_p95() -> None:
+    text = "worker_processes 1;\nevents {\n}\n"
+    metrics = MetricsWindow(peak_active=600, avg_active=200)
+    [finding] = run("W-connections", text, HostFacts(cpu_count=1), metrics)
+    assert finding.evidence["active_figure"] == "mean over the window"
+    assert "200 active connections sustained over the window (mean" in finding.message
+
+
+def test_w_connections_ignores_a_single_spike() -> None:
+    # 2 x 1024 slots: below 4x the one peak of 900, well above 4x the sustained 100.
+    text = "worker_processes 2;\nevents {\n    worker_connections 1024;\n}\n"
+    spike = MetricsWindow(peak_active=900, active_p95=100, avg_active=60)
+    assert run("W-connections", text, HostFacts(cpu_count=1), spike) == []
+    # Only a peak (no sustained figure) decides nothing either.
+    assert run("W-connections", text, HostFacts(cpu_count=1), MetricsWindow(peak_active=900)) == []
+    sustained = MetricsWindow(peak_active=900, active_p95=800, avg_active=600)
+    [finding] = run("W-connections", text, HostFacts(cpu_count=1), sustained)
+    assert finding.fix is not None and finding.fix.args == ["4096"]
+
+
 def test_w_connections_silent_when_capacity_is_enough() -> None:
     text = "worker_processes 1;\nevents {\n    worker_connections 4096;\n}\n"
-    assert run("W-connections", text, FOUR_CPUS, MetricsWindow(peak_active=300)) == []
-    # Single core, 512 slots, small peak: nothing to gain.
+    assert run("W-connections", text, FOUR_CPUS, MetricsWindow(active_p95=300)) == []
+    # Single core, 512 slots, small load: nothing to gain.
     assert (
-        run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(peak_active=20))
+        run("W-connections", "events {}\n", HostFacts(cpu_count=1), MetricsWindow(active_p95=20))
         == []
     )
     assert run("W-connections", "events {\n    worker_connections 2048;\n}\n") == []
@@ -97,7 +120,7 @@ def test_w_connections_cores_part_without_cpu_count_is_info() -> None:
     assert "with the host's CPU count" in finding.message
     # The peak part needs no host fact: still a warning.
     text = "worker_processes 1;\nevents {\n    worker_connections 768;\n}\n"
-    [finding] = run("W-connections", text, metrics=MetricsWindow(peak_active=300))
+    [finding] = run("W-connections", text, metrics=MetricsWindow(active_p95=300))
     assert finding.severity == "warning"
 
 

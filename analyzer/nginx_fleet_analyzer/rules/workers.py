@@ -140,20 +140,25 @@ def check_worker_processes(ctx: RuleContext) -> Iterator[Finding]:
 
 @rule("W-connections", Category.WORKERS, Severity.WARNING)
 def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
-    """Too few connection slots for the observed peak or for the host's cores."""
+    """Too few connection slots for the sustained load or for the host's cores.
+
+    The load is the window's sustained active connections (p95, else the mean), not its single
+    peak: one burst is no reason to resize, and the 4x margin already covers bursts."""
     node, connections = worker_connections(ctx.config)
     workers = worker_count(ctx)
     cpus = ctx.facts.cpu_count if ctx.facts is not None else None
-    peak = ctx.metrics.peak_active if ctx.metrics is not None else None
+    load = ctx.metrics.sustained_active() if ctx.metrics is not None else None
     reasons: list[str] = []
     target = recommended_connections(cpus)
     severity = Severity.WARNING
-    if peak is not None and workers is not None and workers * connections < 4 * peak:
+    if load is not None and workers is not None and workers * connections < 4 * load[0]:
+        active, which = load
         reasons.append(
             f"{workers} worker(s) x {connections} connections = {workers * connections} slots, "
-            f"below 4x the peak of {peak:.0f} active connections (a proxied request uses two)"
+            f"below 4x the {active:.0f} active connections sustained over the window ({which}; "
+            "a proxied request uses two)"
         )
-        needed = math.ceil(4 * peak / workers / 1024) * 1024
+        needed = math.ceil(4 * active / workers / 1024) * 1024
         target = max(target, needed)
     if cpus is not None and cpus >= 2 and connections <= 1024:
         reasons.append(f"worker_connections {connections} on a host with {cpus} CPUs")
@@ -184,7 +189,9 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
             "default_used": node is None,
             "worker_processes": workers,
             "cpu_count": cpus,
-            "peak_active": peak,
+            "active_connections": round(load[0], 1) if load is not None else None,
+            "active_figure": f"{load[1]} over the window" if load is not None else "not measured",
+            "peak_active": ctx.metrics.peak_active if ctx.metrics is not None else None,
             "recommended": target,
         },
         fix=fix,

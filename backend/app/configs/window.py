@@ -123,6 +123,7 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
     return MetricsWindow(
         peak_active=float(max(active)) if active else None,
         avg_active=_mean(active),
+        active_p95=percentile([float(value) for value in active], 0.95),
         avg_waiting=_mean([row.waiting for row in rows]),
         waiting_ratio=sum(w for _, w in both) / active_sum if active_sum > 0 else None,
         accepts_delta=accepts,

@@ -95,3 +95,43 @@ def test_metrics_window_without_process_cpu_says_so(db_session: Session) -> None
     window = metrics_window(session=db_session, host_id=host.id, now=now)
     assert window is not None
     assert (window.nginx_cpu_pct_mean, window.nginx_cpu_source) == (None, None)
+
+
+def test_metrics_window_active_connections_are_sustained_not_one_spike(
+    db_session: Session,
+) -> None:
+    host = make_host()
+    now = utcnow()
+    # 40 readings of 100 active connections and one burst of 5,000.
+    rows = [
+        sample_values(
+            host.id,
+            seq,
+            now - timedelta(seconds=10 * (40 - seq)),
+            active=5000 if seq == 20 else 100,
+            waiting=50,
+        )
+        for seq in range(1, 41)
+    ]
+    insert_samples(db_session, rows)
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    assert window.peak_active == 5000.0
+    assert window.active_p95 == 100.0
+    assert window.sustained_active() == (100.0, "p95")
+
+
+def test_metrics_window_without_enough_samples_for_a_p95_uses_the_mean(
+    db_session: Session,
+) -> None:
+    host = make_host()
+    now = utcnow()
+    rows = [
+        sample_values(host.id, seq, now - timedelta(seconds=10 * (5 - seq)), active=active)
+        for seq, active in enumerate((100, 100, 100, 100, 600), start=1)
+    ]
+    insert_samples(db_session, rows)
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    assert window.active_p95 is None
+    assert window.sustained_active() == (200.0, "mean")
