@@ -17,6 +17,7 @@ export type EnrollmentTokenCreate = Schemas["EnrollmentTokenCreate"];
 export type EnrollmentTokenCreated = Schemas["EnrollmentTokenCreated"];
 export type EnrollmentToken = Schemas["EnrollmentTokenRead"];
 export type AuditEvent = Schemas["AuditEntryRead"];
+export type ChangeStatus = Schemas["ChangeStatus"];
 export type Labels = Record<string, string>;
 
 export const TIME_RANGES = ["15m", "1h", "6h", "24h", "7d"] as const;

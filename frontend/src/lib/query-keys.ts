@@ -1,5 +1,13 @@
 /** Query-key factories: one place that knows how server state is cached. */
-import type { TimeRange } from "../api/types";
+import type { ChangeStatus, TimeRange } from "../api/types";
+
+/** Which changes a list shows; absent fields do not filter. */
+export interface ChangeFilter {
+  hostId?: number;
+  rolloutId?: number;
+  status?: ChangeStatus;
+  limit?: number;
+}
 
 export const queryKeys = {
   me: () => ["auth", "me"] as const,
@@ -20,6 +28,21 @@ export const queryKeys = {
   },
   enrollmentTokens: {
     all: () => ["enrollment-tokens"] as const,
+  },
+  /** Stored changes; a live `change` event invalidates all of them. */
+  changes: {
+    all: () => ["changes"] as const,
+    lists: () => ["changes", "list"] as const,
+    list: (filter: ChangeFilter) => ["changes", "list", filter] as const,
+    detail: (changeId: number) => ["changes", "detail", changeId] as const,
+  },
+  /** Engine previews: not under "changes", so live events do not re-run the engine. */
+  changePreview: (hostId: number, snapshotId: number, keys: readonly string[], overrides: Record<string, string[]>) =>
+    ["change-preview", hostId, snapshotId, { keys: [...keys].sort(), overrides }] as const,
+  rollouts: {
+    all: () => ["rollouts"] as const,
+    list: () => ["rollouts", "list"] as const,
+    detail: (rolloutId: number) => ["rollouts", "detail", rolloutId] as const,
   },
   audit: {
     all: () => ["audit"] as const,
