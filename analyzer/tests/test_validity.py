@@ -106,9 +106,22 @@ def test_unknown_is_version_aware_for_new_directives() -> None:
     text = "http { server { listen 443 ssl; http2 on; keepalive_time 1h; } }\n"
     [finding] = run("V-unknown", text, OLD)
     assert "http2" in finding.message and "1.25.1" in finding.message
-    assert finding.severity == "error"
+    # A name nginx knows is a warning at most (docs/analyzer-rules.md), with both versions.
+    assert finding.severity == "warning"
+    assert (finding.evidence["since"], finding.evidence["nginx_version"]) == ("1.25.1", "1.22.1")
     assert run("V-unknown", text, NEW) == []
     assert run("V-unknown", text) == []
+
+
+def test_a_directive_newer_than_the_hosts_nginx_is_a_warning_naming_its_version() -> None:
+    text = "http { server { listen 80; location /v/ { mp4; } } }\n"
+    [finding] = run("V-unknown", text, HostFacts(nginx_version=(1, 0, 5)))
+    assert finding.severity == "warning"
+    assert "appeared in nginx 1.0.7" in finding.message and "runs 1.0.5" in finding.message
+    assert run("V-unknown", text, HostFacts(nginx_version=(1, 0, 7))) == []
+    # A name no module has stays an error, version or not.
+    [typo] = run("V-unknown", "http { sendfiel on; }\n", HostFacts(nginx_version=(1, 0, 5)))
+    assert typo.severity == "error"
 
 
 def test_unknown_checks_the_build_modules() -> None:

@@ -252,8 +252,8 @@ def _is_whole_config(config: ParsedConfig) -> bool:
 
 @rule("V-unknown", Category.VALIDITY, Severity.ERROR)
 def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
-    """A directive no known module provides, one of a module this config does not load, or one
-    this nginx version does not have."""
+    """A directive no known module provides (error), one of a module this config does not load,
+    or one this nginx version or build does not have (warnings: a known name)."""
     reporter = get_rule("V-unknown")
     facts = ctx.facts
     loaded = _loaded_modules(ctx.config)
@@ -298,6 +298,12 @@ def unknown_directive(ctx: RuleContext) -> Iterator[Finding]:
                     "module": spec.module,
                     "since": _since(spec),
                     "last": _version_text(spec.last) if spec.last else None,
+                    "removed": _version_text(spec.removed) if spec.removed else None,
+                    "nginx_version": (
+                        _version_text(facts.nginx_version)
+                        if facts is not None and facts.nginx_version is not None
+                        else None
+                    ),
                 },
                 severity=severity,
             )
@@ -368,22 +374,27 @@ def _since(spec: Spec) -> str | None:
     return _version_text(spec.since) if spec.since is not None else None
 
 
-def _missing_reason(
-    spec: Spec, ctx: RuleContext, loaded: set[str]
-) -> tuple[str, Severity | None] | None:
-    """Why this nginx lacks the directive, with the severity (None: the rule's error), or None.
+def _missing_reason(spec: Spec, ctx: RuleContext, loaded: set[str]) -> tuple[str, Severity] | None:
+    """Why this nginx lacks the directive, with the severity, or None.
 
-    The version decides for nginx itself (error); which modules a build has is read from its
-    configure arguments, which a packager's loadable modules can outgrow (warning)."""
+    Always a warning: the name is known to nginx (the error is kept for names no known module
+    has). A version outside the directive's releases comes from a reported or given version,
+    which can lag an upgrade; which modules a build has is read from its configure arguments,
+    which a packager's loadable modules can outgrow (docs/analyzer-rules.md)."""
     facts = ctx.facts
     if facts is None:
         return None
     version = facts.nginx_version
+    refused = (
+        f"; nginx -t of {_version_text(version)} refuses it: upgrade, or check the reported version"
+        if version is not None
+        else ""
+    )
     if version is not None and spec.since is not None and version < spec.since:
         return (
             f"it appeared in nginx {_version_text(spec.since)} "
-            f"and this host runs {_version_text(version)}",
-            None,
+            f"and this host runs {_version_text(version)}{refused}",
+            Severity.WARNING,
         )
     if (
         version is not None
@@ -394,8 +405,8 @@ def _missing_reason(
         last = f"nginx {_version_text(spec.last)}" if spec.last else "an older nginx"
         return (
             f"it was last in {last} (removed in {_version_text(spec.removed)}) "
-            f"and this host runs {_version_text(version)}",
-            None,
+            f"and this host runs {_version_text(version)}{refused}",
+            Severity.WARNING,
         )
     if not facts.modules_known:
         return None
