@@ -42,6 +42,34 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "satisfy": ("all",),
 }
 
+# List settings nginx keeps in one array per block and inherits all or nothing: a block with any
+# entry of its list uses only its own (allow and deny share one array).
+_ACCESS_LIST = ("allow", "deny")
+LISTS: dict[str, tuple[str, ...]] = {
+    "allow": _ACCESS_LIST,
+    "deny": _ACCESS_LIST,
+    **{
+        name: (name,)
+        for name in (
+            "access_log",
+            "add_header",
+            "add_trailer",
+            "fastcgi_param",
+            "grpc_set_header",
+            "proxy_set_header",
+            "scgi_param",
+            "uwsgi_param",
+        )
+    },
+}
+
+
+def has_own_list(block: Directive, name: str) -> bool:
+    """Whether `block` holds its own entries of the list `name` belongs to, so that no enclosing
+    block's entries (nor an include of an enclosing block) are in force in it."""
+    return any(block.children(member) for member in LISTS.get(name, ()))
+
+
 PASS_DIRECTIVES = (
     "proxy_pass",
     "fastcgi_pass",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from nginx_fleet_analyzer import anchors
+from nginx_fleet_analyzer.effective import has_own_list
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
-from nginx_fleet_analyzer.findings import Finding, Severity, number_alike
+from nginx_fleet_analyzer.findings import Finding, Fix, Severity, number_alike
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.record import Record, replace
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
@@ -191,7 +192,9 @@ def soften_unseen(config: ParsedConfig, findings: list[Finding]) -> list[Finding
 
 
 def _unseen_note(
-    config: ParsedConfig, finding: Finding, covered: dict[tuple[str, int], Directive]
+    config: ParsedConfig,
+    finding: Finding,
+    covered: dict[tuple[str, int], tuple[Directive, Directive]],
 ) -> str | None:
     if finding.evidence.get("unresolved") is True:
         return None
@@ -206,7 +209,7 @@ def _unseen_note(
             "the nginx.conf that includes it may set this"
         )
     if fix is not None and fix.action == "add":
-        include = covered.get((fix.file, fix.line))
+        include = _unread_include_in_force(config, covered.get((fix.file, fix.line)), fix)
         if include is not None:
             return (
                 f'the include "{include.args[0]}" at {include.file}:{include.line} '
@@ -215,14 +218,33 @@ def _unseen_note(
     return None
 
 
-def _blocks_under_unresolved(config: ParsedConfig) -> dict[tuple[str, int], Directive]:
-    """(file, line) of every block an unresolved include is in force in, with that include."""
+def _unread_include_in_force(
+    config: ParsedConfig, covered: tuple[Directive, Directive] | None, fix: Fix
+) -> Directive | None:
+    """The unresolved include that may already hold what `fix` adds to its block, or None.
+
+    A list setting (allow/deny, add_header, proxy_set_header ...) is inherited all or nothing:
+    when the block has entries of its own, what an enclosing block's include sets is not in
+    force there, and only an include written in the block itself may add to its list.
+    """
+    if covered is None:
+        return None
+    block, include = covered
+    if not has_own_list(block, fix.directive):
+        return include
+    return next((u.include for u in config.unresolved if u.include.parent is block), None)
+
+
+def _blocks_under_unresolved(
+    config: ParsedConfig,
+) -> dict[tuple[str, int], tuple[Directive, Directive]]:
+    """(file, line) of every block an unresolved include is in force in: (block, that include)."""
     # The first unresolved include of each block speaks for it: each block is walked once.
     by_block: dict[int, tuple[Directive | None, Directive]] = {}
     for item in config.unresolved:
         parent = item.include.parent
         by_block.setdefault(id(parent), (parent, item.include))
-    covered: dict[tuple[str, int], Directive] = {}
+    covered: dict[tuple[str, int], tuple[Directive, Directive]] = {}
     for parent, include in by_block.values():
         blocks = (
             [node for node in config.walk() if node.block is not None]
@@ -230,5 +252,5 @@ def _blocks_under_unresolved(config: ParsedConfig) -> dict[tuple[str, int], Dire
             else [parent, *(node for node in parent.walk() if node.block is not None)]
         )
         for block in blocks:
-            covered.setdefault((block.file, block.line), include)
+            covered.setdefault((block.file, block.line), (block, include))
     return covered

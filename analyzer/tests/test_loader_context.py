@@ -315,3 +315,63 @@ def test_a_per_location_rule_in_a_site_file_keeps_its_severity() -> None:
     found = _rules(analyze(parse_text(text, "app.conf", "auto")).findings, "K-upstream-http11")
     assert found and all(f.severity == Severity.WARNING for f in found)
     assert all("undecided" not in f.message for f in found)
+
+
+ADMIN_SITE = """\
+server {
+    listen 80;
+    server_name admin.example.net;
+    include snippets/acl.conf;
+    location /admin/ {
+        allow 10.0.0.0/8;
+        proxy_pass http://127.0.0.1:8080;
+    }
+}
+"""
+
+
+def test_a_block_with_its_own_access_list_is_decided_despite_an_outer_unread_include() -> None:
+    # allow/deny lists are inherited all or nothing: whatever snippets/acl.conf holds at server
+    # level is not in force in a location with an allow of its own.
+    [open_to_all] = _rules(
+        analyze(parse_text(ADMIN_SITE, "admin.conf", "auto")).findings, "X-allow-without-deny"
+    )
+    assert open_to_all.severity == Severity.WARNING
+    assert "undecided" not in open_to_all.message and "undecided" not in open_to_all.evidence
+    # The same include inside the location may add the deny: no finding is made there at all.
+    inside = ADMIN_SITE.replace("    include snippets/acl.conf;\n", "").replace(
+        "allow 10.0.0.0/8;\n", "allow 10.0.0.0/8;\n        include snippets/acl.conf;\n"
+    )
+    assert (
+        _rules(analyze(parse_text(inside, "admin.conf", "auto")).findings, "X-allow-without-deny")
+        == []
+    )
+
+
+TLS_SERVER = (
+    "    server {\n        listen 443 ssl;\n        server_name a.example.net;\n"
+    "        ssl_certificate /c.pem;\n        ssl_certificate_key /c.key;\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("http_include", "server_lines", "undecided"),
+    [
+        # The http include may add HSTS, which a server without add_header lines inherits.
+        ("    include conf.d/extra.conf;\n", "", True),
+        # A server with add_header lines of its own inherits none: the include cannot help.
+        ("    include conf.d/extra.conf;\n", "        add_header X-Frame-Options DENY;\n", False),
+        # An include in the server itself may add to the server's own list.
+        (
+            "",
+            "        include snippets/headers.conf;\n        add_header X-Frame-Options DENY;\n",
+            True,
+        ),
+    ],
+)
+def test_an_unread_include_decides_a_list_only_where_the_list_is_inherited(
+    http_include: str, server_lines: str, undecided: bool
+) -> None:
+    text = "events {}\nhttp {\n" + http_include + TLS_SERVER + server_lines + "    }\n}\n"
+    [hsts] = _rules(analyze(parse_text(text, "nginx.conf")).findings, "S-hsts")
+    assert ("undecided" in hsts.message) is undecided
