@@ -22,6 +22,9 @@ export function AppLayout() {
           <li>
             <NavLink to="/findings">Top findings</NavLink>
           </li>
+          <li>
+            <NavLink to="/changes">Changes</NavLink>
+          </li>
           {isAdmin ? (
             <>
               <li className="nav-section">Settings</li>

@@ -2,6 +2,7 @@
 import { createBrowserRouter } from "react-router";
 import { AuditPage } from "../features/audit/components/AuditPage";
 import { LoginPage } from "../features/auth/components/LoginPage";
+import { changeDetailPage, changesPage, newRolloutPage, rolloutDetailPage } from "../features/changes/routes";
 import { AgentsPage } from "../features/enrollment/components/AgentsPage";
 import { TopFindingsPage } from "../features/findings/components/TopFindingsPage";
 import { FleetPage } from "../features/fleet/components/FleetPage";
@@ -23,7 +24,15 @@ export const routes = [
       { index: true, element: <FleetPage /> },
       { path: "hosts/:hostId", element: <HostPage /> },
       { path: "hosts/:hostId/config", element: <HostPage tab="config" /> },
+      { path: "hosts/:hostId/changes", element: <HostPage tab="changes" /> },
       { path: "findings", element: <TopFindingsPage /> },
+      { path: "changes", element: changesPage },
+      { path: "changes/:changeId", element: changeDetailPage },
+      { path: "rollouts/:rolloutId", element: rolloutDetailPage },
+      {
+        element: <RequireRole role="operator" />,
+        children: [{ path: "rollouts/new", element: newRolloutPage }],
+      },
       {
         element: <RequireRole role="admin" />,
         children: [

@@ -133,7 +133,14 @@ export function rollout(overrides: Partial<Rollout> = {}): Rollout {
       { host_id: 7, hostname: "edge-7", wave: 0, change_id: 5, status: "verified" },
       { host_id: 8, hostname: "edge-8", wave: 1, change_id: 6, status: "approved" },
       { host_id: 9, hostname: "edge-9", wave: 1, change_id: 7, status: "approved" },
-      { host_id: 10, hostname: "edge-10", wave: null, change_id: null, status: "skipped", reason: "read-only: its agent does not allow applying changes" },
+      {
+        host_id: 10,
+        hostname: "edge-10",
+        wave: null,
+        change_id: null,
+        status: "skipped",
+        reason: "read-only: its agent does not allow applying changes",
+      },
     ],
     ...overrides,
   };

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef } from "react";
 import type { ConfigFile } from "../api/types";
 import type { LineMarker } from "../utils/findings";
 import { highlightNginx } from "../utils/highlight";
+import "../highlight.css";
 
 interface CodeViewProps {
   file: ConfigFile;

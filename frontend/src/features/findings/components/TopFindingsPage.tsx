@@ -1,12 +1,17 @@
 /** Top findings across the fleet (/findings): which rule hits how many hosts. */
+import { Link } from "react-router";
 import { EmptyState, ErrorState, Loading } from "../../../components/ui/states";
 import { formatCount } from "../../../lib/format";
+import { hasRole } from "../../../lib/roles";
+import { useMe } from "../../auth/api/auth";
 import { SeverityBadge } from "../../config/components/SeverityBadge";
 import { useTopFindings } from "../api/top-findings";
 import "./top-findings.css";
 
 export function TopFindingsPage() {
   const top = useTopFindings();
+  // Operators and admins may start a rollout of a rule's fix from here.
+  const canRollOut = hasRole(useMe().data?.role, "operator");
   return (
     <section aria-labelledby="top-findings-title">
       <header className="page-header">
@@ -34,6 +39,7 @@ export function TopFindingsPage() {
                 </th>
                 <th scope="col">Example</th>
                 <th scope="col">Docs</th>
+                {canRollOut ? <th scope="col">Fix</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -59,6 +65,16 @@ export function TopFindingsPage() {
                       </a>
                     ) : null}
                   </td>
+                  {canRollOut ? (
+                    <td className="nowrap">
+                      <Link
+                        to={`/rollouts/new?rule=${encodeURIComponent(row.rule)}`}
+                        aria-label={`roll out the fix of ${row.rule}`}
+                      >
+                        Roll out fix
+                      </Link>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
