@@ -24,3 +24,22 @@ describe("query keys", () => {
     expect(startsWith(queryKeys.audit.list(100), queryKeys.audit.all())).toBe(true);
   });
 });
+
+describe("change query keys", () => {
+  const startsWith = (key: readonly unknown[], prefix: readonly unknown[]) =>
+    prefix.every((part, i) => JSON.stringify(key[i]) === JSON.stringify(part));
+
+  it("puts every list and detail of changes under one prefix, and previews outside it", () => {
+    expect(startsWith(queryKeys.changes.list({ hostId: 7 }), queryKeys.changes.lists())).toBe(true);
+    expect(startsWith(queryKeys.changes.detail(5), queryKeys.changes.all())).toBe(true);
+    expect(startsWith(queryKeys.changePreview(7, 1, ["a"], {}), queryKeys.changes.all())).toBe(false);
+    expect(startsWith(queryKeys.rollouts.detail(3), queryKeys.rollouts.all())).toBe(true);
+  });
+
+  it("gives the same preview key whatever the order of the findings", () => {
+    expect(queryKeys.changePreview(7, 1, ["b", "a"], { e1: ["on"] })).toEqual(
+      queryKeys.changePreview(7, 1, ["a", "b"], { e1: ["on"] }),
+    );
+    expect(queryKeys.changePreview(7, 1, ["a"], {})).not.toEqual(queryKeys.changePreview(7, 2, ["a"], {}));
+  });
+});

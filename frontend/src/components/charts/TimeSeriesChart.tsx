@@ -12,7 +12,7 @@ import {
 } from "recharts";
 import { formatAxisTime, formatDateTime } from "../../lib/format";
 import { timeTicks } from "./time-ticks";
-import type { ChartRow, ChartSeries } from "./types";
+import type { ChartMarker, ChartRow, ChartSeries } from "./types";
 
 export interface TimeSeriesChartProps {
   title: string;
@@ -28,6 +28,8 @@ export interface TimeSeriesChartProps {
   /** Fixed top of the value axis (e.g. 100 for a score); automatic when absent. */
   yMax?: number;
   height?: number;
+  /** Vertical lines at given times, labelled (only those inside the domain are drawn). */
+  markers?: readonly ChartMarker[];
 }
 
 /** The legend in series order (stack order bottom to top), as plain HTML under the plot. */
@@ -63,6 +65,7 @@ export function TimeSeriesChart({
   stackTotalLabel,
   yMax,
   height = 220,
+  markers = [],
 }: TimeSeriesChartProps) {
   const span = domain[1] - domain[0];
   const stackedKeys = series.filter((s) => s.kind === "stacked-area").map((s) => s.key);
@@ -127,6 +130,24 @@ export function TimeSeriesChart({
               }
             />
             {zeroLine ? <ReferenceLine y={0} stroke="var(--muted)" strokeWidth={1} /> : null}
+            {markers
+              .filter((m) => m.t >= domain[0] && m.t <= domain[1])
+              .map((m) => (
+                <ReferenceLine
+                  key={`${m.t}-${m.label}`}
+                  x={m.t}
+                  stroke={m.color}
+                  strokeDasharray="4 3"
+                  strokeWidth={1.5}
+                  // The label goes on the side with more room, so a recent change's is not cut off.
+                  label={{
+                    value: m.label,
+                    position: m.t > (domain[0] + domain[1]) / 2 ? "insideTopRight" : "insideTopLeft",
+                    fontSize: 10,
+                    fill: m.color,
+                  }}
+                />
+              ))}
             {series.map((s) =>
               s.kind === "stacked-area" ? (
                 <Area

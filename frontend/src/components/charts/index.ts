@@ -1,3 +1,3 @@
 export { TimeSeriesChart } from "./TimeSeriesChart";
 export type { TimeSeriesChartProps } from "./TimeSeriesChart";
-export type { ChartRow, ChartSeries } from "./types";
+export type { ChartMarker, ChartRow, ChartSeries } from "./types";

@@ -11,3 +11,11 @@ export interface ChartSeries {
   kind: "line" | "step" | "stacked-area";
   dashed?: boolean;
 }
+
+/** A moment to mark with a vertical line across the plot (e.g. a config change applied then). */
+export interface ChartMarker {
+  /** ms since the epoch */
+  t: number;
+  label: string;
+  color: string;
+}

@@ -1,6 +1,7 @@
 /** The host page's Config tab: score, files of the dump with findings at their lines, findings list. */
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { EmptyState, ErrorState, Loading } from "../../../components/ui/states";
+import { RecommendedChange } from "../../changes/components/RecommendedChange";
 import { useAcks } from "../api/acks";
 import { isAnalysisPending, useHostConfig } from "../api/config";
 import type { ConfigAnalysis, Finding, HostConfig } from "../api/types";
@@ -14,10 +15,11 @@ import {
   groupByCategory,
   markersForFile,
 } from "../utils/findings";
+import { isMachineFixable } from "../utils/fix";
 import { CodeView } from "./CodeView";
 import { FileList } from "./FileList";
 import { FindingDetail } from "./FindingDetail";
-import { FindingList } from "./FindingList";
+import { type FindingSelection, FindingList } from "./FindingList";
 import { ScoreSummary } from "./ScoreSummary";
 import "../config.css";
 import "../score.css";
@@ -25,6 +27,10 @@ import "../score.css";
 interface ConfigTabProps {
   hostId: number;
   canAcknowledge: boolean;
+  /** The host's agent allows applying changes (`apply_allowed`): else the host is read-only. */
+  applyAllowed: boolean;
+  /** Operators and admins may propose and approve changes; viewers preview them. */
+  canPropose: boolean;
 }
 
 const NO_FINDINGS: Finding[] = [];
@@ -48,7 +54,41 @@ function AnalysisStatus({ config }: { config: HostConfig }) {
   return null;
 }
 
-function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } & ConfigTabProps) {
+function ReadOnlyNotice() {
+  return (
+    <div className="banner banner-info" role="status">
+      <strong>Read-only host:</strong> the agent on this host does not allow apply, so no change is offered here.
+      Set{" "}
+      <code>allow_apply = true</code> in its agent config to get recommended changes.
+    </div>
+  );
+}
+
+/** The bar above the findings list once fixable findings are ticked: fix them in one change. */
+function PickedBar({ count, onPreview, onClear }: { count: number; onPreview: () => void; onClear: () => void }) {
+  if (count === 0) return null;
+  return (
+    <div className="picked-bar" role="group" aria-label="findings picked for one change">
+      <span>
+        {count} finding{count > 1 ? "s" : ""} picked
+      </span>
+      <button type="button" className="primary small" onClick={onPreview}>
+        Preview together
+      </button>
+      <button type="button" className="small" onClick={onClear}>
+        Clear
+      </button>
+    </div>
+  );
+}
+
+function ConfigView({
+  config,
+  hostId,
+  canAcknowledge,
+  applyAllowed,
+  canPropose,
+}: { config: HostConfig } & ConfigTabProps) {
   const analysis: ConfigAnalysis | null = config.analysis?.status === "ok" ? config.analysis : null;
   const findings = analysis?.findings ?? NO_FINDINGS;
   const acks = useAcks();
@@ -56,6 +96,10 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
   const [selectedPath, setSelectedPath] = useState<string | undefined>(config.files[0]?.path);
   const [selectedKey, setSelectedKey] = useState<string | undefined>();
   const [selectedLine, setSelectedLine] = useState<number | undefined>();
+  // The findings whose recommended change is open, and those ticked to be fixed together.
+  const [changeKeys, setChangeKeys] = useState<string[] | null>(null);
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const changeRef = useRef<HTMLDivElement>(null);
 
   const visible = useMemo(() => filterFindings(findings, filter), [findings, filter]);
   const groups = useMemo(() => groupByCategory(visible), [visible]);
@@ -67,6 +111,31 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
     [visible, file],
   );
   const selected = findings.find((f) => f.key === selectedKey);
+  const offersChanges = applyAllowed && config.snapshot !== null;
+  const changeFindings = useMemo(
+    () => (changeKeys ? findings.filter((f) => changeKeys.includes(f.key)) : []),
+    [changeKeys, findings],
+  );
+  const pickedFindings = findings.filter((f) => picked.has(f.key));
+
+  useEffect(() => {
+    // jsdom has no layout, hence no scrollIntoView.
+    if (changeKeys) changeRef.current?.scrollIntoView?.({ block: "start", behavior: "smooth" });
+  }, [changeKeys]);
+
+  const selection: FindingSelection | undefined = offersChanges
+    ? {
+        keys: picked,
+        canSelect: (finding) => !finding.muted && isMachineFixable(finding.fix),
+        onToggle: (finding) =>
+          setPicked((current) => {
+            const next = new Set(current);
+            if (next.has(finding.key)) next.delete(finding.key);
+            else next.add(finding.key);
+            return next;
+          }),
+      }
+    : undefined;
 
   const selectFinding = (finding: Finding) => {
     setSelectedKey(finding.key);
@@ -82,6 +151,19 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
     <div className="config-tab">
       {analysis ? <ScoreSummary analysis={analysis} /> : null}
       <AnalysisStatus config={config} />
+      {analysis && !applyAllowed ? <ReadOnlyNotice /> : null}
+      {offersChanges && config.snapshot && changeFindings.length > 0 ? (
+        <div ref={changeRef}>
+          <RecommendedChange
+            key={[...changeFindings.map((f) => f.key)].sort().join("\n")}
+            hostId={hostId}
+            snapshotId={config.snapshot.id}
+            findings={changeFindings}
+            canPropose={canPropose}
+            onClose={() => setChangeKeys(null)}
+          />
+        </div>
+      ) : null}
       <div className="config-layout">
         <FileList files={config.files} findingCounts={fileCounts} selected={file?.path} onSelect={selectFile} />
         {file ? (
@@ -106,10 +188,16 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
                 hostId={hostId}
                 ack={acks.data?.find((a) => a.id === selected.ack_id)}
                 canAcknowledge={canAcknowledge}
+                onRecommend={offersChanges ? () => setChangeKeys([selected.key]) : undefined}
               />
             ) : (
               <p className="muted">Select a finding or a marker in the gutter to see its evidence and fix.</p>
             )}
+            <PickedBar
+              count={pickedFindings.length}
+              onPreview={() => setChangeKeys(pickedFindings.map((f) => f.key))}
+              onClear={() => setPicked(new Set())}
+            />
             <FindingList
               groups={groups}
               totals={totals}
@@ -118,6 +206,7 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
               onFilterChange={setFilter}
               selectedKey={selectedKey}
               onSelect={selectFinding}
+              selection={selection}
             />
           </div>
         ) : null}
@@ -126,7 +215,8 @@ function ConfigView({ config, hostId, canAcknowledge }: { config: HostConfig } &
   );
 }
 
-export default function ConfigTab({ hostId, canAcknowledge }: ConfigTabProps) {
+export default function ConfigTab(props: ConfigTabProps) {
+  const { hostId } = props;
   const config = useHostConfig(hostId);
   if (config.isPending) return <Loading what="Loading configuration" />;
   if (config.isError) return <ErrorState error={config.error} title="Could not load the configuration" />;
@@ -138,5 +228,5 @@ export default function ConfigTab({ hostId, canAcknowledge }: ConfigTabProps) {
       </EmptyState>
     );
   }
-  return <ConfigView config={config.data} hostId={hostId} canAcknowledge={canAcknowledge} />;
+  return <ConfigView config={config.data} {...props} />;
 }

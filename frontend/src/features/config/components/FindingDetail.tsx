@@ -3,7 +3,7 @@ import { useState } from "react";
 import { formatDateTime } from "../../../lib/format";
 import { useDeleteAck } from "../api/acks";
 import type { Ack, Finding, FindingFix } from "../api/types";
-import { readFix } from "../utils/fix";
+import { isMachineFixable, readFix } from "../utils/fix";
 import { describePlace } from "../utils/place";
 import { AckForm } from "./AckForm";
 import { SeverityBadge } from "./SeverityBadge";
@@ -13,6 +13,8 @@ interface FindingDetailProps {
   hostId: number;
   ack: Ack | undefined;
   canAcknowledge: boolean;
+  /** Open the recommended diff of this finding; absent when the host takes no changes. */
+  onRecommend?: () => void;
 }
 
 function formatEvidence(value: unknown): string {
@@ -54,7 +56,7 @@ function MutedNote({ ack }: { ack: Ack | undefined }) {
   );
 }
 
-export function FindingDetail({ finding, hostId, ack, canAcknowledge }: FindingDetailProps) {
+export function FindingDetail({ finding, hostId, ack, canAcknowledge, onRecommend }: FindingDetailProps) {
   const [acknowledging, setAcknowledging] = useState(false);
   const unmute = useDeleteAck();
   const evidence = Object.entries(finding.evidence);
@@ -86,6 +88,13 @@ export function FindingDetail({ finding, hostId, ack, canAcknowledge }: FindingD
         </dl>
       ) : null}
       {fix && fix.action !== "none" ? <FixText fix={fix} /> : null}
+      {onRecommend && isMachineFixable(finding.fix) ? (
+        <p>
+          <button type="button" className="primary" onClick={onRecommend}>
+            Recommended change
+          </button>
+        </p>
+      ) : null}
       {finding.doc_url ? (
         <p>
           <a href={finding.doc_url} target="_blank" rel="noreferrer noopener">

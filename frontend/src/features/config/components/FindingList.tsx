@@ -5,6 +5,13 @@ import type { Finding, Severity } from "../api/types";
 import { describePlace } from "../utils/place";
 import { SeverityBadge } from "./SeverityBadge";
 
+/** Findings picked to be fixed together in one change. */
+export interface FindingSelection {
+  keys: ReadonlySet<string>;
+  canSelect: (finding: Finding) => boolean;
+  onToggle: (finding: Finding) => void;
+}
+
 interface FindingListProps {
   groups: readonly CategoryGroup[];
   totals: Record<Severity, number>;
@@ -13,6 +20,8 @@ interface FindingListProps {
   onFilterChange: (filter: FindingFilter) => void;
   selectedKey: string | undefined;
   onSelect: (finding: Finding) => void;
+  /** Checkboxes for fixable findings; absent when the host takes no changes. */
+  selection?: FindingSelection;
 }
 
 export function FindingList({
@@ -23,6 +32,7 @@ export function FindingList({
   onFilterChange,
   selectedKey,
   onSelect,
+  selection,
 }: FindingListProps) {
   const toggle = (severity: Severity) => {
     const severities = new Set(filter.severities);
@@ -66,7 +76,18 @@ export function FindingList({
           </h3>
           <ul>
             {group.findings.map((finding) => (
-              <li key={finding.key}>
+              <li key={finding.key} className="finding-item">
+                {selection?.canSelect(finding) ? (
+                  <input
+                    type="checkbox"
+                    className="finding-pick"
+                    checked={selection.keys.has(finding.key)}
+                    aria-label={`fix ${finding.rule} at line ${finding.line} together with others`}
+                    onChange={() => selection.onToggle(finding)}
+                  />
+                ) : selection ? (
+                  <span className="finding-pick" aria-hidden="true" />
+                ) : null}
                 <button
                   type="button"
                   className={`finding-row${finding.key === selectedKey ? " selected" : ""}${finding.muted ? " is-muted" : ""}`}

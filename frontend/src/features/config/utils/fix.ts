@@ -21,3 +21,12 @@ export function readFix(raw: Record<string, unknown> | null): FindingFix | null 
   }
   return { action, directive, args, file, line, context, note: typeof note === "string" ? note : "" };
 }
+
+/** Actions the engine turns into text edits (nginx_fleet_analyzer.remedy APPLICABLE); others are manual. */
+const APPLICABLE_ACTIONS: ReadonlySet<string> = new Set(["set", "add", "remove", "replace"]);
+
+/** Whether a finding's fix can become a recommended diff (the engine's self-check decides the rest). */
+export function isMachineFixable(raw: Record<string, unknown> | null): boolean {
+  const fix = readFix(raw);
+  return fix !== null && APPLICABLE_ACTIONS.has(fix.action);
+}

@@ -1,7 +1,7 @@
 /** The host's metric charts for one time range. */
 import { useMemo } from "react";
 import type { Series } from "../../../api/types";
-import { type ChartSeries, TimeSeriesChart } from "../../../components/charts";
+import { type ChartMarker, type ChartSeries, TimeSeriesChart } from "../../../components/charts";
 import { formatCompact, formatPercent, formatRate } from "../../../lib/format";
 import { toChartRows } from "../utils/chart-rows";
 
@@ -21,7 +21,16 @@ const FDS: ChartSeries[] = [
   { key: "fds_limit", label: "Limit", color: "#c0392b", kind: "line", dashed: true },
 ];
 
-export default function HostCharts({ series }: { series: Series }) {
+const NO_MARKERS: readonly ChartMarker[] = [];
+
+/** `markers`: the host's applied changes in this range, drawn as vertical lines on every chart. */
+export default function HostCharts({
+  series,
+  markers = NO_MARKERS,
+}: {
+  series: Series;
+  markers?: readonly ChartMarker[];
+}) {
   const rows = useMemo(() => toChartRows(series.points, series.step_s), [series]);
   const domain = useMemo(
     () => [Date.parse(series.from), Date.parse(series.to)] as const,
@@ -36,8 +45,16 @@ export default function HostCharts({ series }: { series: Series }) {
         domain={domain}
         formatValue={formatCompact}
         stackTotalLabel="Active"
+        markers={markers}
       />
-      <TimeSeriesChart title="Requests per second" rows={rows} series={REQUESTS} domain={domain} formatValue={formatRate} />
+      <TimeSeriesChart
+        title="Requests per second"
+        rows={rows}
+        series={REQUESTS}
+        domain={domain}
+        formatValue={formatRate}
+        markers={markers}
+      />
       <TimeSeriesChart
         title="Dropped connections per second (accepts − handled)"
         rows={rows}
@@ -45,6 +62,7 @@ export default function HostCharts({ series }: { series: Series }) {
         domain={domain}
         formatValue={formatRate}
         zeroLine
+        markers={markers}
       />
       <TimeSeriesChart
         title="CPU and memory"
@@ -52,8 +70,16 @@ export default function HostCharts({ series }: { series: Series }) {
         series={SYSTEM}
         domain={domain}
         formatValue={(v) => formatPercent(v, 0)}
+        markers={markers}
       />
-      <TimeSeriesChart title="Open file descriptors vs limit" rows={rows} series={FDS} domain={domain} formatValue={formatCompact} />
+      <TimeSeriesChart
+        title="Open file descriptors vs limit"
+        rows={rows}
+        series={FDS}
+        domain={domain}
+        formatValue={formatCompact}
+        markers={markers}
+      />
     </div>
   );
 }

@@ -1,5 +1,5 @@
-/** Host page (/hosts/:id and /hosts/:id/config): header, labels, then the Metrics or Config tab. */
-import { Suspense, lazy } from "react";
+/** Host page (/hosts/:id, /hosts/:id/config, /hosts/:id/changes): header, labels, then one tab. */
+import { Suspense, lazy, useMemo } from "react";
 import { Link, NavLink, useParams, useSearchParams } from "react-router";
 import type { TimeRange } from "../../../api/types";
 import { StatusBadge } from "../../../components/ui/StatusBadge";
@@ -8,6 +8,8 @@ import { formatDateTime, formatRelativeTime } from "../../../lib/format";
 import { hasRole } from "../../../lib/roles";
 import { useNow } from "../../../lib/use-now";
 import { useMe } from "../../auth/api/auth";
+import { useChanges } from "../../changes/api/changes";
+import { ChangeStatusBadge } from "../../changes/components/ChangeStatusBadge";
 import { LIVE_RANGES } from "../../fleet/api/live-cache";
 import { LiveIndicator } from "../../fleet/components/LiveIndicator";
 import { useHost, useHostSeries } from "../api/host";
@@ -17,25 +19,56 @@ import { RangePicker, parseRange } from "./RangePicker";
 import { ResetEnrolment } from "./ResetEnrolment";
 import { SampleGapNotices } from "./SampleGapNotices";
 import { ScoreHistory } from "./ScoreHistory";
+import { type ChangeMark, changeMarkers } from "../utils/change-markers";
 import "./host-tabs.css";
 
 // Recharts is large; it loads only when a host page is opened.
 const HostCharts = lazy(() => import("./HostCharts"));
 // The config view carries the syntax highlighter; it loads only when its tab is opened.
 const ConfigTab = lazy(() => import("../../config/components/ConfigTab"));
+const HostChangesTab = lazy(() => import("../../changes/components/HostChangesTab"));
 
-export type HostTab = "metrics" | "config";
+export type HostTab = "metrics" | "config" | "changes";
+
+// Enough to cover every change of a 7-day range on a busy host.
+const CHART_CHANGES_LIMIT = 200;
+
+/** The changes marked on the charts, as links under them (the lines themselves are not focusable). */
+function ChangeMarks({ marks }: { marks: readonly ChangeMark[] }) {
+  if (marks.length === 0) return null;
+  return (
+    <ul className="change-marks" aria-label="changes on the charts">
+      {marks.map((mark) => (
+        <li key={mark.changeId}>
+          <span className="change-mark-swatch" style={{ borderColor: mark.color }} aria-hidden="true" />
+          <Link to={`/changes/${mark.changeId}`}>{mark.label}</Link> <ChangeStatusBadge status={mark.status} />{" "}
+          <span className="muted">
+            {formatDateTime(mark.t)} · {mark.title}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange }) {
   const series = useHostSeries(hostId, range);
+  const changes = useChanges({ hostId, limit: CHART_CHANGES_LIMIT });
+  const from = series.data?.from;
+  const to = series.data?.to;
+  const marks = useMemo(
+    () => (from && to && changes.data ? changeMarkers(changes.data.items, Date.parse(from), Date.parse(to)) : []),
+    [changes.data, from, to],
+  );
   if (series.isPending) return <Loading what="Loading metrics" />;
   if (series.isError) return <ErrorState error={series.error} title="Could not load metrics" />;
   return (
     <>
       <SampleGapNotices gaps={series.data.gaps} />
       <Suspense fallback={<Loading what="Loading charts" />}>
-        <HostCharts series={series.data} />
+        <HostCharts series={series.data} markers={marks} />
       </Suspense>
+      <ChangeMarks marks={marks} />
     </>
   );
 }
@@ -48,6 +81,7 @@ function HostTabs({ hostId, search }: { hostId: number; search: string }) {
         Metrics
       </NavLink>
       <NavLink to={{ pathname: `/hosts/${hostId}/config`, search }}>Config</NavLink>
+      <NavLink to={{ pathname: `/hosts/${hostId}/changes`, search }}>Changes</NavLink>
     </nav>
   );
 }
@@ -68,6 +102,7 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
   if (host.isError) return <ErrorState error={host.error} title="Could not load this host" />;
 
   const detail = host.data;
+  const isOperator = hasRole(me.data?.role, "operator");
   const setRange = (next: TimeRange) => {
     const updated = new URLSearchParams(params);
     updated.set("range", next);
@@ -104,7 +139,7 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
         <div className="facts-labels">
           <dt>labels</dt>
           <dd>
-            <LabelEditor hostId={hostId} labels={detail.labels} canEdit={hasRole(me.data?.role, "operator")} />
+            <LabelEditor hostId={hostId} labels={detail.labels} canEdit={isOperator} />
           </dd>
         </div>
       </dl>
@@ -113,7 +148,16 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
       <HostTabs hostId={hostId} search={params.toString()} />
       {tab === "config" ? (
         <Suspense fallback={<Loading what="Loading the config view" />}>
-          <ConfigTab hostId={hostId} canAcknowledge={hasRole(me.data?.role, "operator")} />
+          <ConfigTab
+            hostId={hostId}
+            canAcknowledge={isOperator}
+            applyAllowed={detail.apply_allowed}
+            canPropose={isOperator}
+          />
+        </Suspense>
+      ) : tab === "changes" ? (
+        <Suspense fallback={<Loading what="Loading the changes" />}>
+          <HostChangesTab hostId={hostId} applyAllowed={detail.apply_allowed} />
         </Suspense>
       ) : (
         <>
