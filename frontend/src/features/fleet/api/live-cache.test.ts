@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fleetHost, hostDetail, series, seriesPoint } from "../../../test/factories";
-import { appendPoint, applyFleetHost, applyHostDetail, parseSampleEvent } from "./live-cache";
+import { appendPoint, applyFleetHost, applyHostDetail, parseChangeEvent, parseSampleEvent } from "./live-cache";
 
 describe("applyFleetHost", () => {
   it("replaces the row of the host that pushed", () => {
@@ -52,5 +52,27 @@ describe("parseSampleEvent", () => {
     expect(parseSampleEvent(JSON.stringify(payload))).toEqual(payload);
     expect(parseSampleEvent("{not json")).toBeNull();
     expect(parseSampleEvent(JSON.stringify({ host_id: "1" }))).toBeNull();
+  });
+});
+
+describe("parseChangeEvent", () => {
+  it("reads where a change is and whether it is over", () => {
+    const applying = '{"id": 5, "host_id": 7, "status": "applying", "step": "test", "rollout_id": null}';
+    expect(parseChangeEvent(applying)).toEqual({
+      id: 5,
+      host_id: 7,
+      status: "applying",
+      step: "test",
+      rollout_id: null,
+      final: false,
+    });
+    expect(parseChangeEvent('{"id": 5, "host_id": 7, "status": "rolled_back", "step": "outcome", "rollout_id": 3}'))
+      .toMatchObject({ final: true, rollout_id: 3 });
+  });
+
+  it("refuses a payload without the change, its host or its status", () => {
+    expect(parseChangeEvent('{"host_id": 7, "status": "verified"}')).toBeNull();
+    expect(parseChangeEvent('{"id": 5, "host_id": 7}')).toBeNull();
+    expect(parseChangeEvent("{")).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 /** Pure cache updates applied when a live `sample` event arrives. */
 import type { FleetHost, HostDetail, Series, SeriesPoint, TimeRange } from "../../../api/types";
+import { FINAL } from "../../changes/api/types";
 
 export const RANGE_MS: Record<TimeRange, number> = {
   "15m": 15 * 60_000,
@@ -57,6 +58,37 @@ export function parseSampleEvent(data: string): SampleEvent | null {
     const parsed = JSON.parse(data) as Partial<SampleEvent> | null;
     if (!parsed || typeof parsed.host_id !== "number" || !parsed.fleet_host || !parsed.point) return null;
     return parsed as SampleEvent;
+  } catch {
+    return null;
+  }
+}
+
+/** A live `change` event: where a change is now (docs/changes.md, section 4). */
+export interface ChangeEvent {
+  id: number;
+  host_id: number;
+  status: string;
+  step: string | null;
+  rollout_id: number | null;
+  /** Nothing moves the change any more (verified, rolled back, failed, refused, ...). */
+  final: boolean;
+}
+
+
+/** Parse an SSE `change` payload, refusing anything without a change and host id and a status. */
+export function parseChangeEvent(data: string): ChangeEvent | null {
+  try {
+    const parsed = JSON.parse(data) as Record<string, unknown> | null;
+    if (!parsed || typeof parsed.id !== "number" || typeof parsed.host_id !== "number") return null;
+    if (typeof parsed.status !== "string") return null;
+    return {
+      id: parsed.id,
+      host_id: parsed.host_id,
+      status: parsed.status,
+      step: typeof parsed.step === "string" ? parsed.step : null,
+      rollout_id: typeof parsed.rollout_id === "number" ? parsed.rollout_id : null,
+      final: FINAL.has(parsed.status),
+    };
   } catch {
     return null;
   }

@@ -3,7 +3,15 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, createContext, useContext, useEffect, useState } from "react";
 import type { FleetHost, HostDetail, Series } from "../../../api/types";
 import { queryKeys } from "../../../lib/query-keys";
-import { LIVE_RANGES, appendPoint, applyFleetHost, applyHostDetail, parseSampleEvent } from "./live-cache";
+import { analysisKeys } from "../../config/api/keys";
+import {
+  LIVE_RANGES,
+  appendPoint,
+  applyFleetHost,
+  applyHostDetail,
+  parseChangeEvent,
+  parseSampleEvent,
+} from "./live-cache";
 
 export type LiveStatus = "off" | "connecting" | "live" | "reconnecting";
 
@@ -44,6 +52,21 @@ function onHostChanged(queryClient: QueryClient, data: string) {
   }
 }
 
+/**
+ * A change moved (a transition or an agent step): refetch the changes and rollouts shown. Once
+ * it is over the host's config may have changed, so its analysis (findings, score) is refetched
+ * too, and the fleet's scores.
+ */
+export function onChangeEvent(queryClient: QueryClient, data: string) {
+  void queryClient.invalidateQueries({ queryKey: queryKeys.changes.all() });
+  void queryClient.invalidateQueries({ queryKey: queryKeys.rollouts.all() });
+  const event = parseChangeEvent(data);
+  if (event?.final) {
+    void queryClient.invalidateQueries({ queryKey: analysisKeys.config(event.host_id) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.fleet.lists() });
+  }
+}
+
 /** Connect while `enabled` (a user is logged in); reconnect with backoff when the stream closes. */
 export function LiveEventsProvider({ enabled, children }: { enabled: boolean; children: ReactNode }) {
   const queryClient = useQueryClient();
@@ -62,7 +85,11 @@ export function LiveEventsProvider({ enabled, children }: { enabled: boolean; ch
       source = new EventSource(EVENTS_URL, { withCredentials: true });
       source.onopen = () => {
         // Events missed while disconnected are gone; refetch so nothing stays out of date.
-        if (hadConnection) void queryClient.invalidateQueries({ queryKey: queryKeys.fleet.all() });
+        if (hadConnection) {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.fleet.all() });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.changes.all() });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.rollouts.all() });
+        }
         hadConnection = true;
         retryMs = RETRY_MIN_MS;
         setStatus("live");
@@ -79,6 +106,7 @@ export function LiveEventsProvider({ enabled, children }: { enabled: boolean; ch
       };
       source.addEventListener("sample", (e) => onSample(queryClient, (e as MessageEvent<string>).data));
       source.addEventListener("host", (e) => onHostChanged(queryClient, (e as MessageEvent<string>).data));
+      source.addEventListener("change", (e) => onChangeEvent(queryClient, (e as MessageEvent<string>).data));
       // The server ends the stream when the session ends (logout elsewhere, user disabled or
       // deleted): stop reconnecting and re-ask who is signed in, which leads to the login page.
       source.addEventListener("session_ended", () => {
