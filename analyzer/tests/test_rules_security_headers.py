@@ -53,6 +53,49 @@ def test_inherit_one_finding_per_parent_list_anchored_at_it() -> None:
     )
 
 
+def test_inherit_names_each_blocks_own_losses_and_its_server() -> None:
+    text = """events {}
+http {
+    add_header X-Frame-Options DENY;
+    add_header Strict-Transport-Security "max-age=31536000" always;
+    server {
+        listen 80;
+        server_name a.example.net;
+        location / {
+            add_header Cache-Control no-store;
+        }
+    }
+    server {
+        listen 80;
+        server_name b.example.net;
+        location / {
+            add_header X-Frame-Options SAMEORIGIN;
+        }
+        location /api/ {
+            add_header Cache-Control private;
+        }
+    }
+}
+"""
+    [finding] = run("X-add-header-inherit", text)
+    assert finding.line == 3
+    both = "X-Frame-Options, Strict-Transport-Security"
+    assert finding.message == (
+        "3 blocks have their own add_header, so they do not send headers set in http: "
+        f"location / (line 8) in server a.example.net loses {both}; "
+        "location / (line 15) in server b.example.net loses Strict-Transport-Security; "
+        f"location /api/ (line 18) in server b.example.net loses {both}"
+    )
+    blocks = finding.evidence["blocks"]
+    assert isinstance(blocks, list)
+    assert [(b["server"], b["line"], b["dropped"]) for b in blocks] == [
+        ("server a.example.net", 8, ["X-Frame-Options", "Strict-Transport-Security"]),
+        ("server b.example.net", 15, ["Strict-Transport-Security"]),
+        ("server b.example.net", 18, ["X-Frame-Options", "Strict-Transport-Security"]),
+    ]
+    assert finding.fix is not None and "in server b.example.net" in finding.fix.note
+
+
 def test_inherit_blank_header_drops_the_others_but_is_not_itself_lost() -> None:
     body = '        location /embed/ {\n            add_header X-Frame-Options "";\n        }'
     [finding] = run("X-add-header-inherit", site(body))
@@ -220,6 +263,9 @@ def test_inherit_names_a_block_of_a_shared_snippet_once() -> None:
     config = parse_dump(SHARED_SNIPPET)
     [finding] = get_rule("X-add-header-inherit").check(RuleContext(config=config))
     assert finding.message.count("location /img/ (line 2)") == 1
-    assert "has its own add_header, so it does not send X-Frame-Options" in finding.message
+    assert (
+        "location /img/ (line 2) in server a.test and server b.test has its own add_header, "
+        "so it does not send X-Frame-Options" in finding.message
+    )
     # Both servers' blocks stay in the evidence.
     assert len(finding.evidence["blocks"]) == 2

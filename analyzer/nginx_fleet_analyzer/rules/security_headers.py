@@ -96,18 +96,67 @@ def check_add_header_inheritance(ctx: RuleContext) -> Iterator[Finding]:
         yield _inherit_finding(ctx, drop)
 
 
+def _server_of(block: Directive) -> Directive | None:
+    """The server block `block` is (or is in)."""
+    if block.name == "server":
+        return block
+    return next((p for p in block.ancestors() if p.name == "server"), None)
+
+
+class _Shown:
+    """A block as the message names it: once per file and line (a snippet included in several
+    servers is one block to edit), with the servers it is in and the headers it loses."""
+
+    __slots__ = ("block", "lost", "servers")
+
+    block: Directive
+    servers: list[str]
+    lost: list[str]
+
+    def __init__(self, block: Directive) -> None:
+        self.block = block
+        self.servers = []
+        self.lost = []
+
+    def text(self) -> str:
+        """'location / (line 8) in server a.example.net'; a server names itself."""
+        where = f"{self.block.label} (line {self.block.line})"
+        if self.block.name == "server" or not self.servers:
+            return where
+        return f"{where} in {' and '.join(self.servers)}"
+
+
+def _shown_blocks(drop: _Drop) -> list[_Shown]:
+    shown: dict[tuple[str, int], _Shown] = {}
+    for block, lost in drop.children:
+        entry = shown.setdefault((block.file, block.line), _Shown(block))
+        server = _server_of(block)
+        if server is not None and server.label not in entry.servers:
+            entry.servers.append(server.label)
+        entry.lost.extend(h.args[0] for h in lost if h.args[0] not in entry.lost)
+    return list(shown.values())
+
+
 def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
     lost_names: list[str] = []
     for _, lost in drop.children:
         lost_names.extend(h.args[0] for h in lost if h.args[0] not in lost_names)
     protective = any(name.lower() in PROTECTIVE for name in lost_names)
     first_block, first_lost = drop.children[0]
-    # A snippet included in several servers gives the same block (file and line) once each:
-    # name it once.
-    shown = list(dict.fromkeys(f"{b.label} (line {b.line})" for b, _ in drop.children))
-    blocks = ", ".join(shown[:5])
-    more = len(shown) - 5
+    shown = _shown_blocks(drop)
     where = place_of(drop.parent)
+    if len(shown) == 1:
+        message = (
+            f"{shown[0].text()} has its own add_header, so it does not send "
+            f"{', '.join(shown[0].lost)} set in {where}"
+        )
+    else:
+        listed = "; ".join(f"{entry.text()} loses {', '.join(entry.lost)}" for entry in shown[:5])
+        more = f"; and {len(shown) - 5} more blocks" if len(shown) > 5 else ""
+        message = (
+            f"{len(shown)} blocks have their own add_header, so they do not send headers set "
+            f"in {where}: {listed}{more}"
+        )
     version = ctx.nginx_version
     fix: Fix
     single = len(drop.children) == 1
@@ -116,9 +165,8 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
             "add", "add_header_inherit", ["merge"], first_block if single else drop.parent
         )
     else:
-        others = [b.label for b, _ in drop.children[1:]]
         note = "repeat the lost headers (or include one snippet) in " + ", ".join(
-            [first_block.label, *others]
+            entry.text() for entry in shown
         )
         fix = make_fix("add", "add_header", first_lost[0].args, first_block, note)
     # Keyed by the block the fix goes into, so reordering its headers keeps a mute; shown at
@@ -130,18 +178,14 @@ def _inherit_finding(ctx: RuleContext, drop: _Drop) -> Finding:
         line=first.line,
         directive="add_header",
         severity=None if protective else Severity.INFO,
-        message=(
-            f"{blocks}{f' and {more} more' if more > 0 else ''} "
-            f"{'has its' if len(shown) == 1 else 'have their'} own add_header, so "
-            f"{'it does' if len(shown) == 1 else 'they do'} not send "
-            f"{', '.join(lost_names)} set in {where}"
-        ),
+        message=message,
         evidence={
             "dropped": lost_names,
             "set_in": where,
             "blocks": [
                 {
                     "block": b.label,
+                    "server": server.label if (server := _server_of(b)) is not None else None,
                     "file": b.file,
                     "line": b.line,
                     "dropped": [h.args[0] for h in lost],
