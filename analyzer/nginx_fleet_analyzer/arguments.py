@@ -81,4 +81,8 @@ def argument_problem(spec: Spec, name: str, args: list[str]) -> str | None:
     for value in checked:
         if not _kind_ok(spec.kind, value):
             return f'"{name}" expects {_KIND_WORDS[spec.kind]}, not "{value}"'
+        if spec.bounds is not None and value.isdigit():
+            low, high = spec.bounds
+            if not low <= int(value) <= high:
+                return f'"{name}" must be between {low} and {high}, not {value}'
     return None

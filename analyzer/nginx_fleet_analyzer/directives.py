@@ -33,6 +33,7 @@ class Spec(Record):
     __slots__ = (
         "args",
         "block",
+        "bounds",
         "contexts",
         "deprecated",
         "kind",
@@ -63,6 +64,8 @@ class Spec(Record):
     # Third-party module project ('' for nginx's own modules) and the .so files that load it.
     package: str
     so: tuple[str, ...]
+    # (lowest, highest) a number argument may take, where the module checks it at load time.
+    bounds: tuple[int, int] | None
 
     def __init__(
         self,
@@ -79,6 +82,7 @@ class Spec(Record):
         last: Version | None = None,
         package: str = "",
         so: tuple[str, ...] = (),
+        bounds: tuple[int, int] | None = None,
     ) -> None:
         self.name = name
         self.contexts = contexts
@@ -93,6 +97,7 @@ class Spec(Record):
         self.last = last
         self.package = package
         self.so = so
+        self.bounds = bounds
 
 
 # Modules compiled in unless `--without-…` (kept for callers; OPTIONAL_MODULES is the test now).
@@ -225,6 +230,18 @@ _KINDS: dict[tuple[str, str], str] = {
     ("http2_max_header_size", "http_v2_module"): "size",
 }
 
+# Numbers a module checks with ngx_conf_check_num_bounds (the command's post handler; the
+# generated table has the setter, not its post): nginx -t refuses a value outside them.
+_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {
+    ("gzip_comp_level", "http_gzip_module"): (1, 9),
+    ("limit_conn_status", "http_limit_conn_module"): (400, 599),
+    ("limit_req_status", "http_limit_req_module"): (400, 599),
+    ("uwsgi_modifier1", "http_uwsgi_module"): (0, 255),
+    ("uwsgi_modifier2", "http_uwsgi_module"): (0, 255),
+    # ngx_brotli: BROTLI_MIN_QUALITY to BROTLI_MAX_QUALITY.
+    ("brotli_comp_level", "http_brotli_filter_module"): (0, 11),
+}
+
 # Custom handlers that answer "is duplicate" to a second occurrence (the generated table only
 # knows this of the stock ngx_conf_set_*_slot setters).
 _ONCE = frozenset(
@@ -351,6 +368,7 @@ def _row(line: str, after: dict[str, str]) -> Spec:
         gone,
         package,
         tuple(so.split(",")) if so else (),
+        _BOUNDS.get(key),
     )
 
 

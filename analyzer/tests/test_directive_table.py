@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from nginx_fleet_analyzer import directive_data
-from nginx_fleet_analyzer.arguments import arity_ok
+from nginx_fleet_analyzer.arguments import argument_problem, arity_ok
 from nginx_fleet_analyzer.directives import (
     FIRST_RELEASE,
     LAST_RELEASE,
@@ -535,3 +535,38 @@ def test_an_unloaded_module_is_one_warning_for_all_its_directives() -> None:
     assert finding.evidence["directives"][:2] == ["rtmp", "application"]
     # Loading it silences them all.
     assert findings("load_module modules/ngx_rtmp_module.so;\n" + text) == []
+
+
+def test_numbers_outside_a_modules_bounds_are_v_args_errors() -> None:
+    text = LOADS + "events { }\nhttp { brotli_comp_level 12; gzip_comp_level 10; }\n"
+    found = sorted(findings(text), key=lambda f: f.message)
+    assert [(f.rule, f.severity) for f in found] == [("V-args", "error")] * 2
+    assert '"brotli_comp_level" must be between 0 and 11, not 12' in found[0].message
+    assert '"gzip_comp_level" must be between 1 and 9, not 10' in found[1].message
+    # The limits themselves, and a variable, are fine.
+    edges = LOADS + "events { }\nhttp { brotli_comp_level 0; gzip_comp_level 9; }\n"
+    assert findings(edges) == []
+    assert findings(LOADS + "events { }\nhttp { brotli_comp_level 11; gzip_comp_level 1; }\n") == []
+
+
+BOUNDED = [
+    ("gzip_comp_level", "http", "1", "9", "0", "10"),
+    ("limit_req_status", "http", "400", "599", "399", "600"),
+    ("limit_conn_status", "http", "400", "599", "399", "600"),
+    ("uwsgi_modifier1", "loc", "0", "255", None, "256"),
+]
+
+
+@pytest.mark.skipif(_nginx_build() is None, reason="needs nginx: apt-get install nginx")
+def test_the_bounds_agree_with_the_real_nginx(tmp_path: Path) -> None:
+    for name, code, low, high, below, above in BOUNDED:
+        [spec] = [s for s in specs(name) if not s.package]
+        assert spec.bounds == (int(low), int(high)), name
+        for value in (low, high):
+            assert argument_problem(spec, name, [value]) is None
+            rc, err = _nginx_t(tmp_path, _place(code, f"{name} {value};", tmp_path))
+            assert rc == 0, (name, value, err)
+        for value in (v for v in (below, above) if v is not None):
+            assert argument_problem(spec, name, [value]) is not None
+            rc, err = _nginx_t(tmp_path, _place(code, f"{name} {value};", tmp_path))
+            assert rc != 0 and "value must be between" in err, (name, value, err)
