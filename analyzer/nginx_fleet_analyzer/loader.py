@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from fnmatch import fnmatchcase
 
 from nginx_fleet_analyzer.context import CONTEXTS, detect_context, wrap
 from nginx_fleet_analyzer.dump import is_dump, split_dump
@@ -204,6 +203,9 @@ def _glob_match(parts: list[str], wanted: list[str], *, hidden_ok: bool) -> bool
     """glob(3) on split paths: same depth, each part matched alone, dot files only by a dot."""
     if len(parts) != len(wanted) or (not hidden_ok and parts[-1].startswith(".")):
         return False
+    # Imported here: only dumps with glob includes need it (~0.4 ms of every CLI run).
+    from fnmatch import fnmatchcase
+
     return all(fnmatchcase(part, pattern) for part, pattern in zip(parts, wanted, strict=True))
 
 
