@@ -9,6 +9,7 @@ export const AUTH_DIR = path.join(E2E_DIR, ".auth");
 export const STATE_FILE = path.join(AUTH_DIR, "demo.json");
 export const ADMIN_STORAGE = path.join(AUTH_DIR, "admin.json");
 export const VIEWER_STORAGE = path.join(AUTH_DIR, "viewer.json");
+export const OPERATOR_STORAGE = path.join(AUTH_DIR, "operator.json");
 
 export interface Credentials {
   username: string;
@@ -22,6 +23,7 @@ export interface DemoState {
   url: string;
   admin: Credentials;
   viewer: Credentials;
+  operator: Credentials;
   hosts: string[];
 }
 

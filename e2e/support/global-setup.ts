@@ -1,4 +1,4 @@
-/** Start the demo (backend, three real nginx, agents, traffic), then log in an admin and a viewer. */
+/** Start the demo (backend, three real nginx, agents, traffic), then log in an admin, a viewer and an operator. */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +11,7 @@ import {
   AUTH_DIR,
   type Credentials,
   type DemoState,
+  OPERATOR_STORAGE,
   REPO_ROOT,
   STATE_FILE,
   VIEWER_STORAGE,
@@ -20,6 +21,9 @@ import globalTeardown from "./global-teardown";
 const READY_TIMEOUT_MS = 240_000;
 // Short pushes so the charts have several points within a minute of start.
 const PUSH_INTERVAL_S = 2;
+// Short impact windows (before and after an applied change) so that the changes journey sees
+// the impact measured within a minute or two, not after the 5 minutes of the default.
+const IMPACT_WINDOW_S = 20;
 
 interface ReadyFile {
   url: string;
@@ -64,15 +68,20 @@ async function login(url: string, user: Credentials, storagePath: string): Promi
   return context;
 }
 
-async function createViewer(admin: APIRequestContext, url: string, viewer: Credentials): Promise<void> {
+async function createUser(
+  admin: APIRequestContext,
+  url: string,
+  user: Credentials,
+  role: "viewer" | "operator",
+): Promise<void> {
   const cookies = (await admin.storageState()).cookies;
   const csrf = cookies.find((cookie) => cookie.name === "nf_csrf")?.value ?? "";
   const response = await admin.post(`${url}/api/v1/users`, {
-    data: { ...viewer, role: "viewer" },
+    data: { ...user, role },
     headers: { "X-CSRF-Token": csrf },
   });
   if (response.status() !== 201 && response.status() !== 200) {
-    throw new Error(`creating the viewer failed: ${response.status()} ${await response.text()}`);
+    throw new Error(`creating the ${role} failed: ${response.status()} ${await response.text()}`);
   }
 }
 
@@ -103,7 +112,11 @@ export default async function globalSetup(): Promise<void> {
     {
       cwd: REPO_ROOT,
       // Live streams re-check their session often, so a journey sees a deleted user go at once.
-      env: { ...process.env, NGINX_FLEET_EVENTS_RECHECK_S: "2" },
+      env: {
+        ...process.env,
+        NGINX_FLEET_EVENTS_RECHECK_S: "2",
+        NGINX_FLEET_IMPACT_WINDOW_S: String(IMPACT_WINDOW_S),
+      },
       stdio: ["ignore", output, output],
       detached: true,
     },
@@ -118,16 +131,20 @@ export default async function globalSetup(): Promise<void> {
   let ready: ReadyFile;
   let admin: Credentials;
   let viewer: Credentials;
+  let operator: Credentials;
   try {
     // A launcher killed by a signal has no exit code, only the signal's name.
     const exited = () => (demo.exitCode !== null ? `status ${demo.exitCode}` : demo.signalCode);
     ready = await waitForReadyFile(readyFile, demoLog, exited);
     admin = { username: ready.username, password: ready.password };
     viewer = { username: "viewer", password: randomBytes(12).toString("base64url") };
+    operator = { username: "operator", password: randomBytes(12).toString("base64url") };
     const adminContext = await login(ready.url, admin, ADMIN_STORAGE);
-    await createViewer(adminContext, ready.url, viewer);
+    await createUser(adminContext, ready.url, viewer, "viewer");
+    await createUser(adminContext, ready.url, operator, "operator");
     await adminContext.dispose();
     await (await login(ready.url, viewer, VIEWER_STORAGE)).dispose();
+    await (await login(ready.url, operator, OPERATOR_STORAGE)).dispose();
   } catch (error) {
     // Stop the demo here: whether teardown runs after a failed setup is not ours to assume.
     process.env.NF_E2E_KEEP_DATA = "1";
@@ -135,6 +152,6 @@ export default async function globalSetup(): Promise<void> {
     throw error;
   }
 
-  const state: DemoState = { pid, dataDir, url: ready.url, admin, viewer, hosts: ready.hosts };
+  const state: DemoState = { pid, dataDir, url: ready.url, admin, viewer, operator, hosts: ready.hosts };
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
 }
