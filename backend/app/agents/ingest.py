@@ -220,7 +220,10 @@ def _store(
         stored_hash = host_fields["config_hash"] = payload.config.hash
     session.execute(update(_hosts).where(_hosts.c.id == host.id).values(host_fields))
     reanalyze_snapshot_id = None
-    if facts_changed and new_snapshot_id is None:
+    # A config the host had before (a rollback restores one) is stored already: analyse it
+    # again, or the host's latest analysis stays that of the config it left.
+    config_returned = payload.config is not None and payload.config.hash != host.config_hash
+    if (facts_changed or config_returned) and new_snapshot_id is None:
         reanalyze_snapshot_id = current_snapshot_id(session=session, host_id=host.id)
     moved: list[Change] = []
     if payload.action_reports:
