@@ -327,7 +327,11 @@ def test_s_hsts_servers_with_their_own_header_lists_are_one_finding() -> None:
     assert finding.evidence["own_header_lists"] is True
     assert (finding.line, len(finding.evidence["servers"])) == (2, 5)  # type: ignore[arg-type]
     assert finding.fix is not None
-    assert (finding.fix.line, finding.fix.note.endswith("s3.example and 1 more")) == (3, True)
+    assert finding.fix.line == 3
+    # The line goes into each server's own list: the first server, then the four others.
+    assert [(e.action, e.line) for e in finding.fix.also] == [
+        ("add", 3 + 5 * i) for i in (1, 2, 3, 4)
+    ]
     hsts = (
         "add_header X-Frame-Options DENY;\n"
         '        add_header Strict-Transport-Security "max-age=1";'

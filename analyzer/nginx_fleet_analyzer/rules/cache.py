@@ -18,6 +18,7 @@ from nginx_fleet_analyzer.effective import (
 )
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import (
     enclosing,
@@ -111,12 +112,17 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
         sites = _shares_sites(uses)
         if explicit and sites:
             key = explicit[0][1]
+            # Every key line without $host is changed: fixing one leaves the others sharing.
+            edits = [
+                make_fix("set", "proxy_cache_key", HOST_KEY, node)
+                for node in {id(node): node for _, node in explicit}.values()
+            ]
             yield _key_finding(
                 zone,
                 sites,
                 key,
                 " ".join(key.args),
-                make_fix("set", "proxy_cache_key", HOST_KEY, key),
+                replace(edits[0], also=tuple(edits[1:])),
                 _several_servers(uses),
             )
             continue
@@ -131,7 +137,10 @@ def check_cache_key_host(ctx: RuleContext) -> Iterator[Finding]:
             sites = _shares_sites(same_upstream)
             if sites:
                 cache = same_upstream[0][1]
-                fix = make_fix("add", "proxy_cache_key", HOST_KEY, cache.parent or cache)
+                # One key line where every sharing location inherits it (http for several
+                # servers), or the block of the one cache line.
+                block = nearest_common([loc for loc, _ in same_upstream]) or cache.parent
+                fix = make_fix("add", "proxy_cache_key", HOST_KEY, block or cache)
                 yield _key_finding(
                     zone,
                     sites,

@@ -21,6 +21,7 @@ from nginx_fleet_analyzer.effective import (
 )
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import make_fix, parse_seconds, set_or_add, setting
 
@@ -484,10 +485,12 @@ def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
         if target is None:
             continue
         at = servers[0] if len(servers) == 1 else nearest_common(servers) or target
-        others = labels(servers[1:]) if servers is own else []
-        note = f"and the same line in {', '.join(others[:3])}" if others else ""
-        if len(others) > 3:
-            note += f" and {len(others) - 3} more"
+        # Servers with lists of their own each get the line: one edit per list.
+        also = (
+            tuple(make_fix("add", "add_header", HSTS_ARGS, s) for s in servers[1:])
+            if servers is own
+            else ()
+        )
         yield get_rule("S-hsts").finding(
             at=at,
             directive="add_header",
@@ -500,5 +503,8 @@ def check_hsts(ctx: RuleContext) -> Iterator[Finding]:
                 "add_header": sorted(headers(servers[0])),
                 "own_header_lists": servers is own,
             },
-            fix=make_fix("add", "add_header", HSTS_ARGS, target, note),
+            fix=replace(
+                make_fix("add", "add_header", HSTS_ARGS, target),
+                also=also if servers is own else (),
+            ),
         )
