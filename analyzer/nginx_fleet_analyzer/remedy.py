@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from weakref import WeakKeyDictionary
 
 from nginx_fleet_analyzer.dump import split_dump
 from nginx_fleet_analyzer.engine import Report, analyze
@@ -40,18 +39,15 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-_BY_LINE: WeakKeyDictionary[ParsedConfig, dict[Place, list[Directive]]] = WeakKeyDictionary()
-
-
 def _at_line(config: ParsedConfig, file: str, line: int) -> list[Directive]:
     """The directives starting at file:line (indexed once per config: many edits, one walk)."""
-    index = _BY_LINE.get(config)
+    index = config.derived.get("directives_by_line")
     if index is None:
-        index = {}
+        table: dict[Place, list[Directive]] = {}
         for node in config.walk():
-            index.setdefault((node.file, node.line), []).append(node)
-        _BY_LINE[config] = index
-    return index.get((file, line), [])
+            table.setdefault((node.file, node.line), []).append(node)
+        index = config.derived["directives_by_line"] = table
+    return index.get((file, line), [])  # type: ignore[attr-defined,no-any-return]
 
 
 def _node_at(config: ParsedConfig, file: str, line: int, name: str | None) -> Directive:
@@ -329,12 +325,17 @@ def _patched(
 
 
 def _file_patches(
-    sections: list[tuple[str, str]], texts: dict[str, str]
+    sections: list[tuple[str, str]], texts: dict[str, str], touched: set[str] | None = None
 ) -> tuple[list[dict[str, object]], str]:
-    """Each changed file's line ops and hashes, and one unified diff of them all."""
+    """Each changed file's line ops and hashes, and one unified diff of them all.
+
+    `touched`: the only files the edits may have changed (all of them when None).
+    """
     files: list[dict[str, object]] = []
     diffs: list[str] = []
     for path, old in sections:
+        if touched is not None and path not in touched:
+            continue
         new = texts[path]
         if new == old:
             continue
@@ -409,8 +410,9 @@ def recommend(
         if not applicable(finding):
             continue
         pairs = _edits([finding], {})
+        touched = {fix.file for fix, _ in pairs}
         try:
-            files, diff = _file_patches(sections, _patched(config, sections, pairs))
+            files, diff = _file_patches(sections, _patched(config, sections, pairs), touched)
         except EditError as error:
             out[finding.key] = Proposal(**base, keys=[finding.key], reason=str(error))
             continue
