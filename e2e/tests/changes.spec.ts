@@ -67,6 +67,25 @@ async function findingKey(api: APIRequestContext, id: number, rule: string): Pro
   return config.analysis?.findings.find((f) => f.rule === rule)?.key;
 }
 
+/** Whether the fleet shows the score and counts of the analysis of the config the host runs. */
+async function analysedAsItRuns(api: APIRequestContext, id: number): Promise<boolean> {
+  const fleet = (await (await api.get("/api/v1/fleet")).json()) as {
+    id: number;
+    score: number | null;
+    findings: Record<string, number> | null;
+  }[];
+  const config = (await (await api.get(`/api/v1/hosts/${id}/config`)).json()) as {
+    analysis: { score: number | null; counts: Record<string, number> } | null;
+  };
+  const row = fleet.find((h) => h.id === id);
+  return (
+    row !== undefined &&
+    config.analysis !== null &&
+    row.score === config.analysis.score &&
+    ["error", "warning", "info"].every((severity) => row.findings?.[severity] === config.analysis?.counts[severity])
+  );
+}
+
 async function openFinding(page: Page, rule: string): Promise<void> {
   await page.goto("/");
   await page.getByRole("link", { name: HOSTNAME, exact: true }).click();
@@ -101,8 +120,10 @@ test.afterAll(async () => {
     const reverse = (await rollback.json()) as ChangeRow;
     expect(await settled(api, reverse.id)).toBe("verified");
   }
-  // The agent pushes the restored config at once; wait for its analysis to find K-reset again.
+  // The agent pushes the restored config at once; wait until its analysis finds K-reset again
+  // and is the host's latest one, the one the fleet's scores and rollouts go by.
   await expect.poll(() => findingKey(api, id, RULE), { timeout: ANALYSIS_TIMEOUT }).toBeTruthy();
+  await expect.poll(() => analysedAsItRuns(api, id), { timeout: ANALYSIS_TIMEOUT }).toBe(true);
   await api.dispose();
 });
 
