@@ -16,7 +16,9 @@ export function ChangeActions({ change, rolledBackBy }: ChangeActionsProps) {
   const reject = useRejectChange();
   const rollback = useRollbackChange();
   const [comment, setComment] = useState("");
-  const canApprove = change.status === "proposed";
+  // A rollout's change is approved by the rollout, with its wave, never ahead of it.
+  const byRollout = change.rollout_id !== null;
+  const canApprove = change.status === "proposed" && !byRollout;
   const canReject = change.status === "proposed" || change.status === "approved";
   const canRollBack = change.status === "verified" && rolledBackBy === undefined;
   if (!canApprove && !canReject && !canRollBack) return null;
@@ -64,6 +66,9 @@ export function ChangeActions({ change, rolledBackBy }: ChangeActionsProps) {
           </button>
         ) : null}
       </div>
+      {change.status === "proposed" && byRollout ? (
+        <p className="muted">Rollout {change.rollout_id} approves this change with its wave.</p>
+      ) : null}
       {canRollBack ? (
         <p className="muted">
           Rolling back sends the reverse diff through the same safe path; the click is its approval.

@@ -132,6 +132,16 @@ describe("change detail", () => {
     );
   });
 
+  it("leaves the approval of a rollout's change to its rollout", async () => {
+    server.reply("GET", "/api/v1/changes/5", { status: 200, body: changeDetail({ rollout_id: 3, wave: 1 }) });
+    renderApp("/changes/5", server.origin);
+    const review = await screen.findByRole("region", { name: "review" });
+    expect(review).toHaveTextContent("Rollout 3 approves this change with its wave.");
+    expect(within(review).queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(within(review).getByRole("button", { name: "Reject" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "rollout 3, wave 1" })).toHaveAttribute("href", "/rollouts/3");
+  });
+
   it("rejects an approved change, and says why the API refuses an approval", async () => {
     server.reply("GET", "/api/v1/changes/5", { status: 200, body: changeDetail() });
     server.reply("POST", "/api/v1/changes/5/approve", {
