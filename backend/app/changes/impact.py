@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.changes.models import Change
-from app.configs.models import ConfigAnalysis
+from app.configs.models import AnalysisStatus, ConfigAnalysis
 from app.metrics.models import Sample
 
 # A difference counts when it exceeds this many standard errors of the two windows' means.
@@ -86,11 +86,22 @@ def _statement(label: str, result: dict[str, Any]) -> str:
     return f"{label} {direction} from {result['before']:g} to {result['after']:g}{pct}"
 
 
-def _score_after(session: Session, change: Change, after: datetime) -> int | None:
-    """The config score of the host's first analysis after the apply."""
+def _score_after(session: Session, change: Change) -> int | None:
+    """The config score of the first analysis of the config the change put in place.
+
+    That is the first analysis, made after the change was sent, of a snapshot other than the
+    change's base: the agent pushes the patched config (and the analysis may finish before the
+    verified outcome is recorded, so the outcome's time is no bound).
+    """
+    since = change.sent_at or change.approved_at or change.created_at
     return session.scalar(
         select(ConfigAnalysis.score)
-        .where(ConfigAnalysis.host_id == change.host_id, ConfigAnalysis.analyzed_at >= after)
+        .where(
+            ConfigAnalysis.host_id == change.host_id,
+            ConfigAnalysis.status == AnalysisStatus.ok,
+            ConfigAnalysis.snapshot_id != change.base_snapshot_id,
+            ConfigAnalysis.analyzed_at >= since,
+        )
         .order_by(ConfigAnalysis.id)
         .limit(1)
     )
@@ -109,7 +120,7 @@ def measure(
         "before": [before_range[0].isoformat(), before_range[1].isoformat()],
         "after": [after_range[0].isoformat(), after_range[1].isoformat()],
         "score_before": change.score_before,
-        "score_after": _score_after(session, change, applied),
+        "score_after": _score_after(session, change),
         "metrics": [],
     }
     if now < after_range[1]:

@@ -14,12 +14,20 @@ from app.changes.patches import apply_ops
 from app.changes.rollouts import GATE_INTERVAL, check_gates
 from app.changes.watch import measure_impacts
 from app.configs import service as configs_service
+from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.core.db import SessionLocal, utcnow
 from app.hosts.models import Host
 from app.worker.celery_app import celery_app
 from sqlalchemy import select, update
 
-from tests.changes.factories import CONF, FILE_TEXT, GZIP_ON_OPS, host_allowed_to_apply, make_change
+from tests.changes.factories import (
+    CONF,
+    DUMP,
+    FILE_TEXT,
+    GZIP_ON_OPS,
+    host_allowed_to_apply,
+    make_change,
+)
 from tests.hosts.factories import insert_samples, sample_values
 from tests.worker.test_worker_process import worker  # noqa: F401  (the real worker fixture)
 
@@ -224,3 +232,53 @@ def test_a_figure_rising_beyond_its_limit_fails_the_gate_and_says_which() -> Non
         assert (
             "nginx workers' CPU rose 150% above its level before the apply" in rollout.stop_reason
         )
+
+
+def _analysis(host_id: int, snapshot_id: int, at: datetime, score: int) -> None:
+    with SessionLocal() as session:
+        session.add(
+            ConfigAnalysis(
+                host_id=host_id,
+                snapshot_id=snapshot_id,
+                analyzed_at=at,
+                status=AnalysisStatus.ok,
+                score=score,
+                inputs_digest="0" * 64,
+            )
+        )
+        session.commit()
+
+
+def test_the_score_after_is_that_of_the_patched_config_even_analysed_before_the_outcome() -> None:
+    """The agent pushes the patched config before its verified report lands, so its analysis
+    may be older than the outcome; a rollback's restored config analysed later is not it."""
+    now = utcnow()
+    sent = now - timedelta(seconds=30)
+    host, base_id = host_allowed_to_apply()
+    change_id = make_change(
+        host.id,
+        base_id,
+        status=ChangeStatus.verified,
+        sent_at=sent,
+        finished_at=sent + timedelta(seconds=10),
+    )
+    with SessionLocal() as session:
+        patched = ConfigSnapshot(
+            host_id=host.id,
+            hash="1" * 64,
+            dump=DUMP.replace("gzip off", "gzip on"),
+            received_at=sent,
+        )
+        session.add(patched)
+        session.commit()
+        patched_id = patched.id
+    _analysis(
+        host.id, base_id, sent + timedelta(seconds=1), 60
+    )  # a periodic re-analysis of the base
+    _analysis(host.id, patched_id, sent + timedelta(seconds=5), 75)
+    _analysis(host.id, base_id, sent + timedelta(seconds=20), 60)  # rolled back later
+    with SessionLocal() as session:
+        change = session.get(Change, change_id)
+        assert change is not None
+        card = impact.measure(session=session, change=change, window=WINDOW, now=now)
+    assert card["score_after"] == 75
