@@ -65,6 +65,7 @@ def test_push_stores_samples_and_updates_host(
         "gaps": 0,
         "config_wanted": False,
         "push_interval_s": 10,
+        "next_push_s": None,
         "actions": [],
     }
     rows = stored(db_session, host.id)
@@ -330,6 +331,25 @@ def test_config_stored_once_per_hash_and_analysis_queued(
     host_row = db_session.get(Host, host.id)
     assert host_row is not None
     assert host_row.config_hash == snapshots[0].hash
+
+
+def test_a_config_the_host_returns_to_is_analysed_again(
+    client: TestClient, db_session: Session, host: HostWithToken, analysis_queue: redis.Redis
+) -> None:
+    """A rollback restores a config already stored: it must be analysed again, or the host's
+    latest analysis stays that of the config it left."""
+    patched = NGINX_DUMP.replace("listen 80;", "listen 8080;")
+    assert patched != NGINX_DUMP
+    queued_before = analysis_queue.llen(Queue.analysis.value)
+    for seq, dump in enumerate((NGINX_DUMP, patched, NGINX_DUMP), start=1):
+        body = body_for(host, [sample(seq, recent(30 - 10 * seq))], config_dump=dump)
+        assert push(client, host, body).status_code == 200
+    assert db_session.scalar(select(func.count()).select_from(ConfigSnapshot)) == 2
+    assert analysis_queue.llen(Queue.analysis.value) == queued_before + 3
+    # The same push once more is no return: nothing more is queued.
+    body = body_for(host, [sample(4, recent(1))], config_dump=NGINX_DUMP)
+    push(client, host, body)
+    assert analysis_queue.llen(Queue.analysis.value) == queued_before + 3
 
 
 def test_config_wanted_when_the_hash_is_unknown(
