@@ -368,7 +368,10 @@ def _verdict(
     """(targeted keys gone, new error/warning findings, why not offered or '')."""
     after_keys = {f.key for f in after.findings}
     before_keys = {f.key for f in before.findings}
-    resolved = [f.key for f in targets if f.key not in after_keys]
+    # A targeted rule reporting at a new place has moved, not gone (a value set to what the
+    # finding complains of, a fix of one site of many): its findings count as still reported.
+    moved = {f.rule: f for f in after.findings if f.key not in before_keys}
+    resolved = [f.key for f in targets if f.key not in after_keys and f.rule not in moved]
     introduced = [
         f.to_dict()
         for f in after.findings
@@ -381,6 +384,8 @@ def _verdict(
     elif len(resolved) < len(targets):
         left = next(f for f in targets if f.key not in resolved)
         reason = f"{left.rule} is still reported after the patch"
+        if left.rule in moved:
+            reason += f" (now at {moved[left.rule].file}:{moved[left.rule].line})"
     return resolved, introduced, reason
 
 

@@ -226,3 +226,12 @@ def test_a_map_entry_with_an_empty_key_stays_quoted() -> None:
     proposal = propose(text, [key_of("K-upstream-http11", text)]).to_dict()
     assert proposal["ok"], proposal["reason"]
     assert "+        '' '';" in proposal["diff"]
+
+
+def test_a_value_set_to_what_the_finding_complains_of_is_no_fix() -> None:
+    """K-reset with the operator's `off`: the finding moves to the new line, it is not gone."""
+    key = key_of("K-reset")
+    assert propose(dump(), [key]).ok
+    kept = propose(dump(), [key], overrides={"e1": ["off"]}).to_dict()
+    assert not kept["ok"]
+    assert kept["reason"].startswith("K-reset is still reported after the patch (now at ")
