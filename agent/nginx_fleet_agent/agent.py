@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Any
@@ -49,7 +50,12 @@ class Agent:
         self.stop_event = threading.Event()
         self.interval_s = config.push_interval_s
         self.push_stopped = False
+        # Backoff: no push before this (monotonic) after a failed one.
         self._next_push_at = 0.0
+        # The server asked for the next push sooner (`next_push_s`: a change is in flight):
+        # when it is due, with nothing new to send, and the wait it asked for.
+        self._hinted_push_at: float | None = None
+        self._hinted_wait_s: float | None = None
         self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
         self._sent_facts: dict[str, Any] | None = None
         self._oversized_config_hash: str | None = None
@@ -81,8 +87,9 @@ class Agent:
                 # slow disk) resume the cadence instead of bursting to catch up.
                 next_collect = last_collect + self.interval_s
                 wake = next_collect
-                if self._push_waiting():
-                    wake = min(wake, self._next_push_at)
+                push_at = self._next_push_time()
+                if push_at is not None:
+                    wake = min(wake, push_at)
                 if self.apply.busy:
                     # Each step report is pushed as soon as it is spooled.
                     wake = min(wake, time.monotonic() + APPLY_POLL_S)
@@ -107,17 +114,22 @@ class Agent:
         return self._spool.append(sample)
 
     def push_pending(self) -> None:
-        """Push spooled samples in batches until the spool is empty or a push fails."""
+        """Push spooled samples in batches until the spool is empty or a push fails.
+
+        With nothing spooled, a push still goes out for step reports, or when the server asked
+        for one sooner (`next_push_s`) and it is due: it re-sends the last delivered sample."""
         while not self.push_stopped:
             batch = self._spool.oldest(self._max_batch)
             reports = self.apply.store.pending(defaults.MAX_ACTION_REPORTS_PER_PUSH)
             if not batch:
                 self._max_batch = defaults.MAX_SAMPLES_PER_PUSH
-                if not reports:
+                if not reports and not self._hinted_push_due():
                     return
                 batch = self._report_carrier()
                 if not batch:
                     return
+            # A hint holds for one wait: the reply to this push says whether it still does.
+            self._hinted_push_at = None
             if self.apply.take_refresh():
                 # A change was applied or rolled back: the push carries the config as it is now.
                 self._sampler.refresh_config()
@@ -161,8 +173,21 @@ class Agent:
         self._sampler.close()
         self._spool.close()
 
-    def _push_waiting(self) -> bool:
-        return not self.push_stopped and (len(self._spool) > 0 or self.apply.store.has_pending())
+    def _next_push_time(self) -> float | None:
+        """When the loop should push next (monotonic clock), or None when nothing waits.
+
+        Spooled samples and step reports go as soon as any backoff allows; a push the server
+        asked for sooner goes when due, and never before a backoff ends (its jitter kept)."""
+        if self.push_stopped:
+            return None
+        if len(self._spool) > 0 or self.apply.store.has_pending():
+            return self._next_push_at
+        if self._hinted_push_at is not None:
+            return max(self._hinted_push_at, self._next_push_at)
+        return None
+
+    def _hinted_push_due(self) -> bool:
+        return self._hinted_push_at is not None and time.monotonic() >= self._hinted_push_at
 
     def _report_carrier(self) -> list[dict[str, Any]]:
         """A sample to carry step reports when the spool is empty (pushes need one)."""
@@ -172,7 +197,8 @@ class Agent:
         return self._spool.oldest(1)
 
     def _push_due(self) -> bool:
-        return self._push_waiting() and time.monotonic() >= self._next_push_at
+        push_at = self._next_push_time()
+        return push_at is not None and time.monotonic() >= push_at
 
     def _delivered(
         self,
@@ -200,8 +226,20 @@ class Agent:
         if isinstance(interval, int | float) and interval != self.interval_s:
             self.interval_s = max(float(interval), defaults.MIN_PUSH_INTERVAL_S)
             log.info("server set the push interval to %g s", self.interval_s)
+        self._follow_hint(reply.get("next_push_s"))
         if reply.get("actions"):
             self.apply.submit(reply["actions"])
+
+    def _follow_hint(self, value: object) -> None:
+        """Schedule the next push as the reply's `next_push_s` asks, or go back to the interval."""
+        wait = hinted_wait_s(value, self.interval_s)
+        if wait != self._hinted_wait_s:
+            if wait is not None:
+                log.info("a change is in flight: pushing every %g s until it is over", wait)
+            else:
+                log.info("no change in flight: pushing every %g s again", self.interval_s)
+            self._hinted_wait_s = wait
+        self._hinted_push_at = time.monotonic() + wait if wait is not None else None
 
     def _handle_failure(
         self, batch: list[dict[str, Any]], result: PushResult, *, sent_dump: bool
@@ -258,6 +296,19 @@ class Agent:
         )
         self._spool.remove_through(batch[-1]["seq"])
         return True
+
+
+def hinted_wait_s(value: object, interval_s: float) -> float | None:
+    """The wait before the next push a reply's `next_push_s` asks for; None to ignore it.
+
+    Only a finite number above zero and below the agent's own interval counts, and never
+    below MIN_PUSH_INTERVAL_S: a bad or hostile reply can neither make the agent hammer the
+    server nor make it push less often."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value <= 0 or value >= interval_s:
+        return None
+    return max(float(value), defaults.MIN_PUSH_INTERVAL_S)
 
 
 def _log_refusals(rejected: object) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,6 +24,8 @@ class Recorded:
     headers: dict[str, str]
     raw_body: bytes
     body: dict[str, Any]
+    # When it arrived (monotonic clock).
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -35,6 +38,8 @@ class FakeControlPlane:
     port: int = field(default_factory=free_port)
     push_statuses: list[int] = field(default_factory=list)
     push_interval_s: float = 10
+    # `next_push_s` of every 200 reply (the cadence hint while a change is in flight).
+    next_push_s: Any = None
     config_wanted: bool = False
     requests: list[Recorded] = field(default_factory=list)
     seen: set[tuple[str, int]] = field(default_factory=set)
@@ -127,5 +132,6 @@ class FakeControlPlane:
             "gaps": len(body.get("gaps", [])),
             "config_wanted": self.config_wanted,
             "push_interval_s": self.push_interval_s,
+            "next_push_s": self.next_push_s,
             "actions": self.actions,
         }

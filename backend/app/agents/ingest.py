@@ -19,7 +19,7 @@ from app.agents.errors import AgentMismatchError
 from app.agents.schemas import HostFacts as PushedFacts
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
-from app.changes import agent_actions
+from app.changes import agent_actions, cadence
 from app.changes import service as changes_service
 from app.changes.models import Change
 from app.configs import service as configs_service
@@ -142,10 +142,13 @@ def committed_push(
     reanalyze_snapshot_id: int | None = None,
     actions: list[dict[str, Any]] | None = None,
     moved_changes: Sequence[Change] = (),
+    push_sooner: bool | None = None,
 ) -> Committed:
     """The reply and live event of a push whose rows are committed (`inserted`: new seqs).
 
-    The one place both ingest paths build what the agent and the UI are told."""
+    The one place both ingest paths build what the agent and the UI are told. `push_sooner`
+    (a change in flight after this push) defaults to what was known when the host was
+    authenticated."""
     accepted = [row for row in rows if row["seq"] in inserted]
     event = None
     if accepted:
@@ -165,6 +168,7 @@ def committed_push(
         gaps=gaps_stored,
         config_wanted=payload.config_hash is not None and payload.config_hash != known_config_hash,
         push_interval_s=get_settings().push_interval_s,
+        next_push_s=cadence.next_push_s(host.push_sooner if push_sooner is None else push_sooner),
         actions=list(actions or []),
     )
     return Committed(
@@ -232,6 +236,8 @@ def _store(
         )
     actions, sent = agent_actions.pending_actions(session=session, host_id=host.id, now=now)
     moved += sent
+    # After this push's reports and facts: an outcome just reported ends the faster cadence.
+    push_sooner = cadence.should_push_sooner(session=session, host_id=host.id, now=now)
     session.commit()
     return committed_push(
         host=host,
@@ -246,6 +252,7 @@ def _store(
         reanalyze_snapshot_id=reanalyze_snapshot_id,
         actions=actions,
         moved_changes=moved,
+        push_sooner=push_sooner,
     )
 
 

@@ -366,6 +366,12 @@ class PushReply(BaseModel):
     gaps: int = Field(description="gap records stored (or already known) from this push")
     config_wanted: bool
     push_interval_s: int
+    next_push_s: int | None = Field(
+        default=None,
+        description="while a change is in flight on the host (proposed by a person in the "
+        "last 15 minutes, approved, sent, applying) and its agent may apply: push again after "
+        "this many seconds instead of waiting for the interval; null otherwise",
+    )
     actions: list[dict[str, Any]] = Field(
         description="pending work for the host: `apply` actions of approved changes "
         "(docs/changes.md), repeated until the agent reports a step of each"

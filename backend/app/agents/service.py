@@ -12,8 +12,10 @@ from sqlalchemy.orm import Session
 
 from app.agents.schemas import EnrollRequest
 from app.audit import service as audit_service
+from app.changes import cadence
 from app.changes.models import PENDING_STATUSES, Change
 from app.core import pubsub
+from app.core.db import utcnow
 from app.core.errors import ConflictError
 from app.core.security import HOST_TOKEN_PREFIX, hash_token, new_token, tokens_equal
 from app.enrollment.models import EnrollmentToken
@@ -130,6 +132,8 @@ class AuthenticatedHost:
     newest_reading: CounterReading | None
     # An approved or sent change waits for this host: its pushes take the per-push path.
     action_pending: bool = False
+    # A change is in flight and the agent may apply: the reply asks for the next push sooner.
+    push_sooner: bool = False
 
 
 _hosts = table_of(Host)
@@ -158,6 +162,10 @@ _HOSTS_OF_TOKENS = (
         _samples.c.handled,
         _samples.c.requests,
         _ACTION_PENDING.label("action_pending"),
+        and_(
+            cadence.apply_allowed_column(),
+            cadence.change_in_flight(_hosts.c.id, bindparam("proposed_since")),
+        ).label("push_sooner"),
     )
     .outerjoin(_facts, _facts.c.host_id == _hosts.c.id)
     .outerjoin(
@@ -170,7 +178,13 @@ _HOSTS_OF_TOKENS = (
 def authenticate_many(*, session: Session, tokens: Iterable[str]) -> dict[str, AuthenticatedHost]:
     """The hosts of bearer tokens, by token (one query); unknown tokens are left out."""
     token_of_hash = {hash_token(token): token for token in tokens}
-    rows = session.connection().execute(_HOSTS_OF_TOKENS, {"token_hashes": list(token_of_hash)})
+    rows = session.connection().execute(
+        _HOSTS_OF_TOKENS,
+        {
+            "token_hashes": list(token_of_hash),
+            "proposed_since": cadence.proposed_since(utcnow()),
+        },
+    )
     return {token_of_hash[row.token_hash]: _authenticated_host(row) for row in rows}
 
 
@@ -196,4 +210,5 @@ def _authenticated_host(row: Row[Any, *tuple[Any, ...]]) -> AuthenticatedHost:
         newest_seq=row.last_seq,
         newest_reading=reading,
         action_pending=bool(row.action_pending),
+        push_sooner=bool(row.push_sooner),
     )

@@ -49,6 +49,12 @@ class Settings(BaseSettings):
         default=256 * 1024, gt=0, validation_alias="NGINX_FLEET_API_BODY_MAX_BYTES"
     )
     push_interval_s: int = Field(default=10, gt=0, validation_alias="NGINX_FLEET_PUSH_INTERVAL_S")
+    # While a host has a change in flight (proposed by a person, approved, sent, applying) and
+    # its agent may apply, push replies ask it to push again after this many seconds
+    # (`next_push_s`), so an approval reaches it quickly; 0 never asks.
+    change_push_interval_s: int = Field(
+        default=2, ge=0, validation_alias="NGINX_FLEET_CHANGE_PUSH_INTERVAL_S"
+    )
     # Length of each of the two equal windows (before and after an apply) a change's impact
     # compares.
     impact_window_s: int = Field(default=300, gt=0, validation_alias="NGINX_FLEET_IMPACT_WINDOW_S")

@@ -65,8 +65,7 @@ def make_change(
             files=gzip_patch(),
             edits=[],
             created_by="tester",
-            created_at=utcnow(),
-            **columns,
+            **{"created_at": utcnow(), **columns},
         )
         session.add(change)
         session.commit()

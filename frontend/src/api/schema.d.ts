@@ -1526,6 +1526,11 @@ export interface components {
             /** Push Interval S */
             push_interval_s: number;
             /**
+             * Next Push S
+             * @description while a change is in flight on the host (proposed by a person in the last 15 minutes, approved, sent, applying) and its agent may apply: push again after this many seconds instead of waiting for the interval; null otherwise
+             */
+            next_push_s?: number | null;
+            /**
              * Actions
              * @description pending work for the host: `apply` actions of approved changes (docs/changes.md), repeated until the agent reports a step of each
              */
