@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,14 @@ def test_store_keeps_reports_and_started_ids_across_restarts(tmp_path: Path) -> 
     again.report(4, "outcome", "verified")
     assert ActionStore(tmp_path / "apply").unfinished() == []
     assert (tmp_path / "apply" / "actions.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_step_reports_are_timed_to_the_millisecond(tmp_path: Path) -> None:
+    before = datetime.now(UTC)
+    report = ActionStore(tmp_path / "apply").report(4, "received", "ok")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", report["at"])
+    at = datetime.fromisoformat(report["at"])
+    assert before - timedelta(milliseconds=1) <= at <= datetime.now(UTC)
 
 
 def test_apply_settings(tmp_path: Path) -> None:

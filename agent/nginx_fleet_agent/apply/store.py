@@ -71,7 +71,8 @@ class ActionStore:
                 "seq": entry["seq"],
                 "step": step,
                 "status": status,
-                "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                # To the millisecond: steps are often less than a second apart.
+                "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                 "message": message[:8000],
                 "detail": detail or {},
             }
