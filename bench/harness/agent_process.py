@@ -16,12 +16,21 @@ AGENT_COMMAND = str(Path(sys.executable).parent / "nginx-fleet-agent")
 
 
 def write_agent_config(
-    path: Path, *, server_url: str, state_dir: Path, nginx: NginxInstance, push_interval_s: float
+    path: Path,
+    *,
+    server_url: str,
+    state_dir: Path,
+    nginx: NginxInstance,
+    push_interval_s: float,
+    apply_verify_s: float | None = None,
 ) -> None:
-    """A TOML config pointing the agent at `nginx` and the server (stub_status is discovered)."""
+    """A TOML config pointing the agent at `nginx` and the server (stub_status is discovered).
+
+    With `apply_verify_s` the agent also applies approved changes (`allow_apply = true`) and
+    watches nginx that long after each reload."""
     nginx_args = ["-p", str(nginx.prefix), "-c", str(nginx.config_file)]
     # JSON string and list syntax is valid TOML for these plain values.
-    path.write_text(
+    text = (
         f"server_url = {json.dumps(server_url)}\n"
         f"state_dir = {json.dumps(str(state_dir))}\n"
         f"push_interval_s = {push_interval_s}\n"
@@ -30,6 +39,9 @@ def write_agent_config(
         f"nginx_args = {json.dumps(nginx_args)}\n"
         f'log_level = "WARNING"\n'
     )
+    if apply_verify_s is not None:
+        text += f"allow_apply = true\napply_verify_s = {apply_verify_s}\n"
+    path.write_text(text)
 
 
 def enroll(config: Path, *, server_url: str, token: str) -> None:

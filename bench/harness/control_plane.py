@@ -84,9 +84,12 @@ def create_enrollment_token(*, env: Mapping[str, str], max_uses: int) -> str:
 
 
 @contextlib.contextmanager
-def running_api(*, env: Mapping[str, str], workers: int, log_dir: Path) -> Iterator[ControlPlane]:
-    """uvicorn with `workers` processes on a free loopback port, stopped by PID afterwards."""
-    port = free_port()
+def running_api(
+    *, env: Mapping[str, str], workers: int, log_dir: Path, port: int | None = None
+) -> Iterator[ControlPlane]:
+    """uvicorn with `workers` processes on `port` (default: a free loopback port), stopped by
+    PID afterwards. A given port lets an API restart with other settings where agents push."""
+    port = port or free_port()
     argv = [
         str(VENV_BIN / "uvicorn"),
         "app.main:create_app",
@@ -104,6 +107,25 @@ def running_api(*, env: Mapping[str, str], workers: int, log_dir: Path) -> Itera
         base_url = f"http://127.0.0.1:{port}"
         wait_until_ready(f"{base_url}{API}/health", process)
         yield ControlPlane(base_url=base_url, process=process)
+
+
+@contextlib.contextmanager
+def running_worker(*, env: Mapping[str, str], log_dir: Path) -> Iterator[ManagedProcess]:
+    """A Celery worker (solo pool, every queue) on the API's database and broker: it analyses
+    the config snapshots pushes bring. Stopped by PID (SIGTERM, a warm shutdown) afterwards."""
+    argv = [
+        str(VENV_BIN / "celery"),
+        "-A",
+        "app.worker.celery_app",
+        "worker",
+        "--pool=solo",
+        "--loglevel=WARNING",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+    with running("worker", argv, log_path=log_dir / "worker.log", env=env) as process:
+        yield process
 
 
 def enroll_hosts(
@@ -156,7 +178,8 @@ def push(
 
 
 def logged_in_client(base_url: str) -> httpx.Client:
-    """An open client holding the bootstrap admin's session cookie; close it when done."""
+    """An open client holding the bootstrap admin's session cookie and sending its CSRF token
+    (writes need both); close it when done."""
     client = httpx.Client(base_url=base_url, timeout=30).__enter__()
     reply = client.post(
         f"{API}/auth/login", json={"username": ADMIN_USER, "password": ADMIN_PASSWORD}
@@ -164,6 +187,7 @@ def logged_in_client(base_url: str) -> httpx.Client:
     if reply.status_code != 200:
         client.close()
         raise RuntimeError(f"login: HTTP {reply.status_code} {reply.text[:300]}")
+    client.headers["X-CSRF-Token"] = client.cookies.get("nf_csrf") or ""
     return client
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,19 @@ def test_agent_apply_verifies_every_change_on_real_nginx() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "received → verified: median" in done.stdout
     assert "correctness: OK" in done.stdout
+
+
+def test_apply_loop_times_approval_to_verified_with_and_without_the_hint() -> None:
+    # A 4 s interval and a 1 s watch keep it short; the README's figures use the defaults.
+    done = run_script("apply_loop.py", "--quick", "--push-interval", "4", "--verify-s", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "correctness: OK" in done.stdout
+    for mode in ("hint    ", "no hint "):
+        for flow in ("fix: proposed, approved after review", "rollback: one click"):
+            assert f"{mode} {flow}" in done.stdout, done.stdout
+    assert "ratio no hint / hint, fix, approval → verified: median" in done.stdout
+    assert "target approval → verified < 10 s (hint, fix: proposed" in done.stdout
+    # With the hint the agent asks every 2 s once the proposal is known, not every 4 s.
+    row = next(line for line in done.stdout.splitlines() if line.startswith("hint     fix:"))
+    _median, worst = (float(v) for v in re.findall(r"(-?[\d.]+) s", row)[:2])
+    assert worst < 2.9, row
