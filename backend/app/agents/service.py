@@ -164,7 +164,9 @@ _HOSTS_OF_TOKENS = (
         _ACTION_PENDING.label("action_pending"),
         and_(
             cadence.apply_allowed_column(),
-            cadence.change_in_flight(_hosts.c.id, bindparam("proposed_since")),
+            cadence.change_in_flight(
+                _hosts.c.id, _hosts.c.change_previewed_at, bindparam("proposed_since")
+            ),
         ).label("push_sooner"),
     )
     .outerjoin(_facts, _facts.c.host_id == _hosts.c.id)

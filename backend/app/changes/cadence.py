@@ -17,14 +17,17 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from app.changes.models import IN_FLIGHT_STATUSES, Change, ChangeStatus
 from app.core.config import get_settings
-from app.hosts.models import HostFacts
+from app.hosts.models import Host, HostFacts
 from app.metrics.sql import table_of
 
-# An operator's proposal speeds its host up for this long: one left unapproved stops doing so.
+# An operator's preview or proposal speeds its host up for this long: a one-click approval
+# then reaches the agent within seconds, and a host nobody acts on returns to its interval.
+# (Finished changes do not: a fleet-wide rollout would make thousands of hosts push faster.)
 PROPOSAL_WINDOW = timedelta(minutes=15)
 
 _changes = table_of(Change)
 _facts = table_of(HostFacts)
+_hosts = table_of(Host)
 _HINTED_STATUSES = (ChangeStatus.proposed, *IN_FLIGHT_STATUSES)
 
 
@@ -33,16 +36,20 @@ def proposed_since(now: datetime) -> datetime:
     return now - PROPOSAL_WINDOW
 
 
-def change_in_flight(host_id: Any, since: Any) -> ColumnElement[bool]:
-    """SQL: the host has a change approved, sent or applying, or proposed by a person since
-    `since` (a rollout's proposals wait for their wave: counted from approval on)."""
-    return exists().where(
-        _changes.c.host_id == host_id,
-        # Both statuses in the (host_id, status) index, so only the host's live changes are read.
-        _changes.c.status.in_(_HINTED_STATUSES),
-        or_(
-            _changes.c.status != ChangeStatus.proposed,
-            and_(_changes.c.rollout_id.is_(None), _changes.c.created_at >= since),
+def change_in_flight(host_id: Any, previewed_at: Any, since: Any) -> ColumnElement[bool]:
+    """SQL: the host has a change approved, sent or applying; or since `since` a change of it
+    was previewed or proposed by a person (a rollout's proposals wait for their wave: counted
+    from approval on)."""
+    return or_(
+        previewed_at >= since,
+        exists().where(
+            _changes.c.host_id == host_id,
+            # Statuses in the (host_id, status) index: only the host's recent changes are read.
+            _changes.c.status.in_(_HINTED_STATUSES),
+            or_(
+                _changes.c.status != ChangeStatus.proposed,
+                and_(_changes.c.rollout_id.is_(None), _changes.c.created_at >= since),
+            ),
         ),
     )
 
@@ -58,8 +65,9 @@ def should_push_sooner(*, session: Session, host_id: int, now: datetime) -> bool
     query = select(
         exists().where(
             _facts.c.host_id == host_id,
+            _hosts.c.id == host_id,
             apply_allowed_column(),
-            change_in_flight(host_id, proposed_since(now)),
+            change_in_flight(host_id, _hosts.c.change_previewed_at, proposed_since(now)),
         )
     )
     return bool(session.execute(query).scalar())

@@ -40,10 +40,10 @@ def _one(session: SessionDep, change: Change) -> ChangeRead:
 
 @router.post("/hosts/{host_id}/changes/preview", response_model=Proposal)
 def preview_change(
-    host_id: IdPath, body: ProposalRequest, session: SessionDep, _user: ViewerUser
+    host_id: IdPath, body: ProposalRequest, session: SessionDep, user: ViewerUser
 ) -> Proposal:
     """The checked diff that would fix these findings of the host's current config."""
-    return service.preview(session=session, host_id=host_id, body=body, now=utcnow())
+    return service.preview(session=session, host_id=host_id, body=body, actor=user, now=utcnow())
 
 
 @router.post(

@@ -24,7 +24,7 @@ from app.changes.schemas import ChangeCreate, Proposal, ProposalRequest
 from app.core import pubsub
 from app.core.errors import ConflictError, InvalidInputError, NotFoundError
 from app.hosts.models import Host, HostFacts
-from app.users.models import User
+from app.users.models import Role, User
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +35,26 @@ def apply_allowed(*, session: Session, host_id: int) -> bool:
     return bool(facts and facts.get("apply_allowed") is True)
 
 
-def preview(*, session: Session, host_id: int, body: ProposalRequest, now: datetime) -> Proposal:
-    """The engine's checked patch for some findings of the host's current config; stores nothing."""
+def preview(
+    *, session: Session, host_id: int, body: ProposalRequest, actor: User, now: datetime
+) -> Proposal:
+    """The engine's checked patch for some findings of the host's current config; commits.
+
+    Nothing of the patch is stored. A preview by someone who may approve stamps the host's
+    `change_previewed_at`, so its agent pushes sooner while they decide (app.changes.cadence).
+    """
     base = proposals.current_base(session=session, host_id=host_id)
-    return proposals.propose(
+    proposal = proposals.propose(
         session=session,
         base=base,
         finding_keys=list(body.finding_keys),
         overrides=dict(body.overrides),
         now=now,
     )
+    if actor.role.allows(Role.operator):
+        base.host.change_previewed_at = now
+        session.commit()
+    return proposal
 
 
 def _title(proposal: Proposal) -> str:

@@ -34,6 +34,9 @@ class Host(Base):
     config_hash: Mapped[str | None] = mapped_column(String(64))
     # seq of the newest sample: the fleet view and the next push's rates start from it.
     last_seq: Mapped[int | None] = mapped_column(BigInteger)
+    # When someone last previewed a recommended change of this host: its agent pushes sooner
+    # for a while (app.changes.cadence), so a one-click approval reaches it within seconds.
+    change_previewed_at: Mapped[datetime | None]
 
 
 class HostFacts(Base):

@@ -10,6 +10,7 @@ from app.changes.cadence import PROPOSAL_WINDOW
 from app.changes.models import ChangeStatus, Rollout
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
+from app.hosts.models import Host
 from fastapi.testclient import TestClient
 
 from tests.changes.factories import host_allowed_to_apply, make_change
@@ -131,3 +132,34 @@ def test_a_shorter_setting_is_sent_as_is(
     host, snapshot_id = host_allowed_to_apply()
     make_change(host.id, snapshot_id, status=ChangeStatus.applying)
     assert Agent(client, host).push()["next_push_s"] == 5
+
+
+def _preview(client: SignedInClient, host_id: int) -> None:
+    reply = client.post(
+        f"/api/v1/hosts/{host_id}/changes/preview",
+        json={"finding_keys": ["G-off@/etc/nginx/nginx.conf:http/gzip"]},
+    )
+    assert reply.status_code == 200, reply.text
+
+
+def test_an_operators_preview_speeds_the_host_up_for_a_one_click_approval(
+    client: TestClient, operator_client: SignedInClient
+) -> None:
+    """ "Approve and apply" proposes and approves at once: the preview before it is the signal."""
+    host, _ = host_allowed_to_apply()
+    agent = Agent(client, host)
+    assert agent.push()["next_push_s"] is None
+    _preview(operator_client, host.id)
+    assert agent.push()["next_push_s"] == HINT
+    with SessionLocal() as session:
+        row = session.get(Host, host.id)
+        assert row is not None
+        row.change_previewed_at = utcnow() - PROPOSAL_WINDOW - timedelta(seconds=1)
+        session.commit()
+    assert agent.push()["next_push_s"] is None
+
+
+def test_a_viewers_preview_does_not(client: TestClient, viewer_client: SignedInClient) -> None:
+    host, _ = host_allowed_to_apply()
+    _preview(viewer_client, host.id)
+    assert Agent(client, host).push()["next_push_s"] is None
