@@ -130,8 +130,11 @@ class Agent:
                     return
             # A hint holds for one wait: the reply to this push says whether it still does.
             self._hinted_push_at = None
-            if self.apply.take_refresh():
-                # A change was applied or rolled back: the push carries the config as it is now.
+            # A change was applied or rolled back: the push carries the config as it is now.
+            # The reports in hand decide too: an outcome stored just before its refresh flag
+            # is set must not reach the control plane ahead of the config it left behind.
+            settled = any(r["step"] in ("outcome", "restore") for r in reports)
+            if self.apply.take_refresh() or settled:
                 self._sampler.refresh_config()
             snapshot = self._sampler.config
             send_dump = (

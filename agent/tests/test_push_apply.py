@@ -146,3 +146,23 @@ def test_running_agent_pushes_every_step_as_it_happens(
     started = next(i for i, steps in enumerate(carrying) if ("verify", "started") in steps)
     done = next(i for i, steps in enumerate(carrying) if ("outcome", "verified") in steps)
     assert started < done
+
+
+def test_an_outcome_report_always_rides_with_the_config_as_it_now_is(
+    nginx: NginxInstance, plane: FakeControlPlane, tmp_path: Path, agents: list[Agent]
+) -> None:
+    """The applier stores the outcome, then flags a refresh: a push in between must re-read
+    `nginx -T` all the same, or the control plane sees `verified` with the config it left."""
+    agent = _agent(nginx, plane, tmp_path, agents, allow_apply=True)
+    agent.collect_once()
+    agent.push_pending()
+    target = site_conf(nginx)
+    text = target.read_text()
+    target.write_text(text.replace("location / {", "location / {\n" + ADD_HEADER[0], 1))
+    # The outcome is stored and no refresh was flagged yet (the race's window).
+    agent.apply.store.report(17, "outcome", "verified", "", {})
+    assert not agent.apply.take_refresh()
+    agent.push_pending()
+    last = plane.pushes()[-1].body
+    assert [r["step"] for r in last["action_reports"]] == ["outcome"]
+    assert "X-Applied" in last["config"]["dump"]
