@@ -3,10 +3,11 @@
 The control plane (uvicorn, a temporary PostgreSQL database, Redis, a Celery worker that
 analyses the pushed configs), a real nginx on a free loopback port and a real agent process
 (`nginx-fleet-agent run`, allow_apply = true, the default 10 s push interval). Once the agent's
-config is analysed, N times: an operator proposes the fix of a finding (X-tokens and K-reset in
-turn: POST /hosts/{id}/changes), reads the diff for one to two push intervals (uniform, seeded:
-the agent's next push has seen the proposal, and approvals fall anywhere in its cadence),
-approves it, and the agent applies it; then, zero to one interval after `verified`, rolls it
+config is analysed, N times: an operator previews the fix of a finding (X-tokens and K-reset
+in turn: POST /hosts/{id}/changes/preview), reads the diff for one to two push intervals
+(uniform, seeded: the agent's next push has seen the preview, and approvals fall anywhere in its
+cadence), then clicks "Approve and apply" (POST /hosts/{id}/changes and /changes/{id}/approve
+at once), and the agent applies it; then, zero to one interval after `verified`, rolls it
 back (POST /changes/{id}/rollback: one click, the click is the approval) so the config goes
 back. From each change's events: approval →
 `received` (the agent got the action in a push reply), `received` → `verified` (its applier,
@@ -236,12 +237,14 @@ class Loop:
         if finding is None:
             failures.append(f"{mode}: no fixable {rule} finding in the host's latest analysis")
             return []
-        created = self._post(
-            f"{API}/hosts/{self.host_id}/changes",
-            {"finding_keys": [finding["key"]], "comment": "bench apply loop"},
-            201,
-        )
+        # As in the UI: the operator previews the diff, reads it, then clicks "Approve and
+        # apply" (propose and approve at once).
+        keys = {"finding_keys": [finding["key"]]}
+        self._post(f"{API}/hosts/{self.host_id}/changes/preview", keys, 200)
         time.sleep(self.review_s())
+        created = self._post(
+            f"{API}/hosts/{self.host_id}/changes", {**keys, "comment": "bench apply loop"}, 201
+        )
         self._post(f"{API}/changes/{created['id']}/approve", {}, 200)
         fix = self._finished(created["id"], mode, "fix", rule, failures)
         if fix is None:
@@ -363,7 +366,7 @@ def _groups(timed: list[Timed]) -> Iterator[tuple[str, str, list[Timed]]]:
 
 
 FLOW_NAMES = {
-    "fix": "fix: proposed, approved after review",
+    "fix": "fix: previewed, then approve and apply",
     "rollback": "rollback: one click",
 }
 
@@ -414,8 +417,8 @@ def print_report(options: Options, timed: list[Timed], failures: list[str]) -> N
             )
     if "rollback" in {flow for _mode, flow, _rows in _groups(timed)}:
         print(
-            "rollback: one click: nothing was in flight before the click, so no hint in either "
-            "mode; approval → received is the wait for the agent's next push at its interval"
+            "rollback: one click, within 15 min of the fix's preview: the host still has the hint; "
+            "later, or without it, approval → received is the wait for the agent's next push"
         )
     for mode, flow, rows in _groups(timed):
         worst = max(r.to_verified for r in rows)

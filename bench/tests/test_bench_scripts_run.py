@@ -64,7 +64,7 @@ def test_apply_loop_times_approval_to_verified_with_and_without_the_hint() -> No
     assert done.returncode == 0, done.stdout + done.stderr
     assert "correctness: OK" in done.stdout
     for mode in ("hint    ", "no hint "):
-        for flow in ("fix: proposed, approved after review", "rollback: one click"):
+        for flow in ("fix: previewed, then approve and apply", "rollback: one click"):
             assert f"{mode} {flow}" in done.stdout, done.stdout
     assert "ratio no hint / hint, fix, approval → verified: median" in done.stdout
     assert "target approval → verified < 10 s (hint, fix: proposed" in done.stdout
