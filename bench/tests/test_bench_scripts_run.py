@@ -68,7 +68,7 @@ def test_apply_loop_times_approval_to_verified_with_and_without_the_hint() -> No
             assert f"{mode} {flow}" in done.stdout, done.stdout
     assert "ratio no hint / hint, fix, approval → verified: median" in done.stdout
     assert "target approval → verified < 10 s (hint, fix: previewed" in done.stdout
-    # With the hint the agent asks every 2 s once the proposal is known, not every 4 s.
+    # With the hint the agent asks every 2 s once the preview is known, not every 4 s.
     row = next(line for line in done.stdout.splitlines() if line.startswith("hint     fix:"))
     _median, worst = (float(v) for v in re.findall(r"(-?[\d.]+) s", row)[:2])
     assert worst < 2.9, row
