@@ -315,8 +315,10 @@ def _patched(
 ) -> dict[str, str]:
     """The file texts with every edit made (EditError names the first that cannot be)."""
     texts = dict(sections)
-    # Later lines first, so earlier offsets of the unpatched config stay valid.
-    for fix, edit in sorted(pairs, key=lambda pair: -pair[0].line):
+    # Later lines first, so earlier offsets of the unpatched config stay valid; at one line the
+    # later edit first, so lines added at one place read in the edits' order.
+    order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][0].line, -i))
+    for fix, edit in (pairs[i] for i in order):
         args = [str(a) for a in edit["args"]]  # type: ignore[attr-defined]
         if any(REDACTED in a or "\n" in a or "\r" in a for a in args):
             raise EditError(f"value {' '.join(args)!r} cannot be written")

@@ -173,6 +173,10 @@ def test_a_fix_with_companions_is_one_patch_of_every_edit() -> None:
     ]
     assert "-    sendfile off;" in proposal["diff"]
     assert "+    sendfile on;" in proposal["diff"] and "+    tcp_nopush on;" in proposal["diff"]
+    # Lines added at one place read in the edits' order.
+    text = dump(CONF.replace("    sendfile on;\n", ""))
+    added = propose(text, [key_of("T-sendfile", text)]).to_dict()
+    assert "+    sendfile on;\n+    tcp_nopush on;\n" in added["diff"]
 
 
 def test_a_misplaced_directive_is_moved_to_the_block_that_allows_it() -> None:
