@@ -428,3 +428,14 @@ def describe(places: list[Directive], limit: int = 3) -> str:
 def subject(places: list[Directive], one: str, many: str) -> str:
     """Places as the subject of a sentence, with the verb agreeing ('server a serves')."""
     return f"{describe(places)} {one if len(places) == 1 else many}"
+
+
+def forget() -> None:
+    """Drop the cached answers of every config analysed so far.
+
+    The caches are keyed by directive objects, which hold their whole tree through their
+    parents: left alone they keep old configs alive (up to their bounds) and make every later
+    garbage collection walk them. The engine forgets after each analysis.
+    """
+    for cached in (value, entries, role, locations_of, scopes, _serving):
+        cached.cache_clear()

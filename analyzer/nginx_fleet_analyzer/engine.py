@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from nginx_fleet_analyzer import anchors
+from nginx_fleet_analyzer import anchors, effective
 from nginx_fleet_analyzer.effective import has_own_list
 from nginx_fleet_analyzer.facts import HostFacts, MetricsWindow
 from nginx_fleet_analyzer.findings import Finding, Fix, Severity, number_alike
 from nginx_fleet_analyzer.model import Directive, ParsedConfig
 from nginx_fleet_analyzer.record import Record, replace
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
+from nginx_fleet_analyzer.rules._support import children_by_name
 from nginx_fleet_analyzer.scoring import Muted, Score, score
 
 
@@ -92,6 +93,8 @@ def analyze(
         if any(check.id == UNRESOLVED_RULE for check in chosen):
             findings.extend(unresolved_findings(config))
     findings = soften_unseen(config, findings)
+    effective.forget()
+    children_by_name.cache_clear()
     findings.sort(key=lambda f: (f.file, f.line, f.rule))
     findings = number_alike(findings)
     return Report(findings=findings, score=score(findings, muted), failures=failures)

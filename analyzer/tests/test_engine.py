@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from nginx_fleet_analyzer.engine import analyze
 from nginx_fleet_analyzer.findings import Category, Finding, Severity
-from nginx_fleet_analyzer.loader import parse_text
+from nginx_fleet_analyzer.loader import parse_dump, parse_text
 from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules
 
 
@@ -50,3 +50,20 @@ def test_rule_modules_list_every_module_of_the_rules_package() -> None:
 
     found = {m.name for m in pkgutil.iter_modules(rules.__path__) if not m.name.startswith("_")}
     assert set(rules.RULE_MODULES) == found
+
+
+def test_an_analysed_config_is_not_kept_alive_by_the_engines_caches() -> None:
+    """A long-running worker analyses config after config: none may outlive its analysis."""
+    import gc
+    import weakref
+
+    config = parse_dump(
+        "# configuration file /etc/nginx/nginx.conf:\n"
+        "events {}\nhttp {\n    server {\n        listen 80;\n        location / { root /srv; }\n"
+        "    }\n}\n"
+    )
+    analyze(config)
+    gone = weakref.ref(config)
+    del config
+    gc.collect()
+    assert gone() is None
