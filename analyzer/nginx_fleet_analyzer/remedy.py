@@ -392,21 +392,29 @@ def _verdict(
 
 
 def recommend(
-    dump_text: str, *, facts: HostFacts | None = None, metrics: MetricsWindow | None = None
+    dump_text: str,
+    *,
+    facts: HostFacts | None = None,
+    metrics: MetricsWindow | None = None,
+    analysed: tuple[ParsedConfig, Report] | None = None,
 ) -> list[Proposal]:
     """The checked patch of every fixable finding of the dump, one proposal each.
 
     One analysis checks many patches: the fixes of findings whose edits touch different lines
     are made together and the config analysed once; every targeted finding that is gone, with
     nothing new at error or warning, is offered its own diff. A batch that introduces a
-    finding is split in halves until the culprit is alone; a finding still reported in a batch
-    is checked alone (another fix of the batch may have brought it back). Scores after a patch
-    are not computed here (`score_after` is None); `propose` checks one choice fully, as the
-    control plane does again before an operator approves.
+    finding is split (the suspects apart from the rest) and checked again; a finding still
+    reported in a batch is not offered (the safe side). Scores after a patch are not computed
+    here (`score_after` is None); `propose` checks one choice fully, as the control plane does
+    again before an operator approves. `analysed`: the dump's parsed config and its analysis,
+    when the caller has them (with the same facts and metrics), so they are not made again.
     """
     trees: dict[tuple[str, str], FileTree] = {}
-    config = parse_dump(dump_text, trees)
-    before = analyze(config, facts, metrics)
+    if analysed is None:
+        config = parse_dump(dump_text, trees)
+        before = analyze(config, facts, metrics)
+    else:
+        config, before = analysed
     sections = split_dump(dump_text)
     base = {"score_before": before.score.overall}
     out: dict[str, Proposal] = {}

@@ -10,7 +10,7 @@ import pytest
 from nginx_fleet_analyzer import parse_dump
 from nginx_fleet_analyzer.dump import split_dump
 from nginx_fleet_analyzer.engine import analyze
-from nginx_fleet_analyzer.remedy import apply_ops, propose, sha256_text
+from nginx_fleet_analyzer.remedy import apply_ops, propose, recommend, sha256_text
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 MAIN = "/etc/nginx/nginx.conf"
@@ -239,3 +239,10 @@ def test_a_value_set_to_what_the_finding_complains_of_is_no_fix() -> None:
     kept = propose(dump(), [key], overrides={"e1": ["off"]}).to_dict()
     assert not kept["ok"]
     assert kept["reason"].startswith("K-reset is still reported after the patch (now at ")
+
+
+def test_recommend_reuses_a_given_analysis_to_the_same_result() -> None:
+    config = parse_dump(dump())
+    listed = [p.to_dict() for p in recommend(dump(), analysed=(config, analyze(config)))]
+    assert listed == [p.to_dict() for p in recommend(dump())]
+    assert listed and all(p["ok"] for p in listed if p["keys"][0].startswith("G-off"))
