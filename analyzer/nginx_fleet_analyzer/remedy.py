@@ -418,9 +418,8 @@ def recommend(
     sections = split_dump(dump_text)
     base = {"score_before": before.score.overall}
     out: dict[str, Proposal] = {}
-    patches: dict[
-        str, tuple[list[tuple[Fix, dict[str, object]]], list[dict[str, object]], str]
-    ] = {}
+    # Each finding's own edits, file patches and diff, made once.
+    patches: dict[str, tuple[list[EditPair], list[dict[str, object]], str]] = {}
     for finding in before.findings:
         if not applicable(finding):
             continue
