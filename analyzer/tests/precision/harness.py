@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 from nginx_fleet_analyzer import parse_dump, parse_path
 from nginx_fleet_analyzer.engine import Report, analyze
 from nginx_fleet_analyzer.facts import HostFacts, parse_version
@@ -238,3 +239,12 @@ def compare(case: Case, findings: list[dict[str, object]]) -> list[str]:
                 f"{finding['file']}:{finding['line']}: {finding['message']}"
             )
     return problems
+
+
+def skip_without_nginx_or_modules(case: Case) -> None:
+    """Skip a test of `case` with the apt-get command to run when nginx or a module is missing."""
+    if not Path(NGINX).is_file():
+        pytest.skip("nginx missing: apt-get install nginx")
+    missing = missing_modules(case.root)
+    if missing:
+        pytest.skip(f"module package missing: apt-get install {' '.join(missing)}")

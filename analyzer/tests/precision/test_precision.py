@@ -12,16 +12,15 @@ from pathlib import Path
 import pytest
 
 from tests.precision.harness import (
-    NGINX,
     Case,
     all_cases,
     analyse_dump,
     analyse_files,
     compare,
     install,
-    missing_modules,
     nginx,
     relative,
+    skip_without_nginx_or_modules,
 )
 from tests.precision.known_wrong import KNOWN_WRONG
 
@@ -46,19 +45,11 @@ class Run:
 _RUNS: dict[str, Run] = {}
 
 
-def _skip_without_nginx_or_modules(case: Case) -> None:
-    if not Path(NGINX).is_file():
-        pytest.skip("nginx missing: apt-get install nginx")
-    missing = missing_modules(case.root)
-    if missing:
-        pytest.skip(f"module package missing: apt-get install {' '.join(missing)}")
-
-
 @pytest.fixture
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Run:
     """Install, test and analyse a config once per session."""
     case: Case = request.param
-    _skip_without_nginx_or_modules(case)
+    skip_without_nginx_or_modules(case)
     if case.name not in _RUNS:
         base = tmp_path_factory.getbasetemp()
         prefix = tmp_path_factory.mktemp(case.name, numbered=True)

@@ -19,7 +19,13 @@ from nginx_fleet_analyzer.facts import HostFacts
 from nginx_fleet_analyzer.findings import Finding
 from nginx_fleet_analyzer.remedy import APPLICABLE, apply_ops, propose, recommend
 
-from tests.precision.harness import NGINX, Case, all_cases, install, missing_modules, nginx
+from tests.precision.harness import (
+    Case,
+    all_cases,
+    install,
+    nginx,
+    skip_without_nginx_or_modules,
+)
 from tests.precision.harness import nginx_version as installed_version
 
 # (config, rule) whose patch the self-check refuses, and why that is right.
@@ -59,11 +65,7 @@ def _nginx_accepts(prefix: Path, files: dict[str, str], patch: list[dict[str, An
 
 def _install(case: Case, tmp_path: Path) -> tuple[Path, str]:
     """The config installed under a prefix, and its real `nginx -T` dump."""
-    if not Path(NGINX).is_file():
-        pytest.skip("nginx missing: apt-get install nginx")
-    missing = missing_modules(case.root)
-    if missing:
-        pytest.skip(f"module package missing: apt-get install {' '.join(missing)}")
+    skip_without_nginx_or_modules(case)
     prefix = tmp_path / "tree"
     install(case, prefix, tmp_path / "certs")
     dump = nginx(prefix, "-T")
