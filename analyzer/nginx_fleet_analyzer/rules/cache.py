@@ -6,6 +6,12 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
+from nginx_fleet_analyzer.access_logs import (
+    COMBINED_FORMAT,
+    formats_at,
+    formats_in_use,
+    log_formats,
+)
 from nginx_fleet_analyzer.effective import (
     Role,
     entries,
@@ -29,12 +35,6 @@ from nginx_fleet_analyzer.rules._support import (
     server_of,
     set_or_add,
     upstream_name,
-)
-from nginx_fleet_analyzer.rules.logging import (
-    COMBINED_FORMAT,
-    formats_at,
-    formats_in_use,
-    log_formats,
 )
 
 HOST_KEY = ["$scheme$request_method$host$request_uri"]

@@ -4,71 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nginx_fleet_analyzer.effective import entries
+from nginx_fleet_analyzer.access_logs import (
+    COMBINED_FORMAT,
+    access_logs,
+    format_of,
+    formats_in_use,
+    log_formats,
+)
 from nginx_fleet_analyzer.findings import Category, Finding, Fix, Severity
-from nginx_fleet_analyzer.model import Directive, ParsedConfig
+from nginx_fleet_analyzer.model import Directive
 from nginx_fleet_analyzer.record import replace
 from nginx_fleet_analyzer.rules import RuleContext, get_rule, rule
 from nginx_fleet_analyzer.rules._support import make_fix
 
-# nginx's built-in `combined` format, which has no timing or cache fields.
-COMBINED_FORMAT = (
-    '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
-    '"$http_referer" "$http_user_agent"'
-)
 TIMING_FIELDS = " rt=$request_time urt=$upstream_response_time ucs=$upstream_cache_status"
 BUSY_REQ_PER_S = 1000.0
 NOISY_LEVELS = ("debug", "info")
-
-
-def _log_places(config: ParsedConfig) -> list[Directive]:
-    """Every http server, location and `if` block: each may log with its own list."""
-    found: list[Directive] = []
-    for server in config.servers():
-        found.append(server)
-        found.extend(d for d in server.walk() if d.name in ("location", "if") and d.block)
-    if not found and (http := config.http()) is not None:
-        found.append(http)
-    return found
-
-
-def logs_at(place: Directive) -> list[Directive]:
-    """The access_log list in force at a place (inherited all or nothing); [] means the default."""
-    return entries("access_log", place)[1]
-
-
-def formats_at(place: Directive) -> list[str]:
-    """Log formats written for requests handled at a place ('combined' by default, none if off)."""
-    logs = logs_at(place)
-    if not logs:
-        return ["combined"]
-    return [format_of(d) for d in logs if d.args and d.args[0] != "off"]
-
-
-def access_logs(config: ParsedConfig) -> list[Directive]:
-    """http `access_log` directives in force somewhere that write somewhere (not `off`)."""
-    used = {id(d): d for place in _log_places(config) for d in logs_at(place)}
-    return [d for d in used.values() if d.args and d.args[0] != "off"]
-
-
-def format_of(access_log: Directive) -> str:
-    """The log format an access_log writes ('combined' unless another is named)."""
-    args = access_log.args
-    named = len(args) > 1 and "=" not in args[1] and args[1] != "gzip"
-    return args[1] if named else "combined"
-
-
-def formats_in_use(config: ParsedConfig) -> list[str]:
-    """Names of the log formats the access logs in force write (nginx logs `combined` unset)."""
-    places = _log_places(config)
-    if not places:
-        return ["combined"]
-    return list(dict.fromkeys(name for place in places for name in formats_at(place)))
-
-
-def log_formats(config: ParsedConfig) -> dict[str, Directive]:
-    """The http `log_format` directives by name."""
-    return {d.args[0]: d for d in config.find("log_format") if d.args and d.module_scope == "http"}
 
 
 @rule("L-buffer", Category.LOGGING, Severity.INFO)
