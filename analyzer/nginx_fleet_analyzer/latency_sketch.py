@@ -63,14 +63,14 @@ class Sketch:
             bins[index] = bins.get(index, 0) + count
 
     def quantile(self, q: float) -> float | None:
-        """The value of rank floor(q*(n-1)) in ascending order (0-based); None when empty.
+        """The nearest-rank quantile: the ceil(q*n)-th smallest value (1-based); None if empty.
 
-        The rank is that of the exact lower quantile, so a p95 of a handful of values is the
-        largest but one, never the smallest."""
+        The same definition as the metrics window's percentiles: a p95 of a handful of values
+        is their largest, never their smallest."""
         total = self.count
         if total == 0:
             return None
-        rank = math.floor(min(max(q, 0.0), 1.0) * (total - 1))
+        rank = nearest_rank(q, total)
         if rank < self.zero:
             return 0.0
         seen = self.zero
@@ -107,9 +107,14 @@ class Sketch:
         return total
 
 
+def nearest_rank(q: float, n: int) -> int:
+    """The 0-based index of the nearest-rank q-quantile among n sorted values."""
+    return max(0, math.ceil(min(max(q, 0.0), 1.0) * n) - 1)
+
+
 def exact_quantile(values: Iterable[float], q: float) -> float | None:
     """The exact quantile with the sketch's rank definition, for tests and benches."""
     ordered = sorted(values)
     if not ordered:
         return None
-    return ordered[math.floor(min(max(q, 0.0), 1.0) * (len(ordered) - 1))]
+    return ordered[nearest_rank(q, len(ordered))]
