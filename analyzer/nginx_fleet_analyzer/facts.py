@@ -190,6 +190,8 @@ class MetricsWindow(Record):
     agents that send only the total). Active connections likewise: `peak_active` is the single
     highest reading (one spike), `active_p95` the 95th percentile (None with too few samples to
     stand for more than one reading) and `avg_active` the mean; rules judge the sustained ones.
+    From the access logs (docs/access-log.md): `cache_hit_ratio`, `status_2xx_get_ratio`,
+    `request_time_p95_s` (of all logged requests) and `share_5xx` (of all logged requests).
     """
 
     __slots__ = (
@@ -207,6 +209,8 @@ class MetricsWindow(Record):
         "nginx_cpu_source",
         "peak_active",
         "req_per_s",
+        "request_time_p95_s",
+        "share_5xx",
         "status_2xx_get_ratio",
         "upstream_req_per_s",
         "waiting_ratio",
@@ -229,6 +233,8 @@ class MetricsWindow(Record):
     nginx_cpu_pct_p95: float | None
     nginx_cpu_source: str | None
     active_p95: float | None
+    request_time_p95_s: float | None
+    share_5xx: float | None
 
     def __init__(
         self,
@@ -249,6 +255,8 @@ class MetricsWindow(Record):
         nginx_cpu_pct_p95: float | None = None,
         nginx_cpu_source: str | None = None,
         active_p95: float | None = None,
+        request_time_p95_s: float | None = None,
+        share_5xx: float | None = None,
     ) -> None:
         self.peak_active = peak_active
         self.avg_active = avg_active
@@ -267,6 +275,17 @@ class MetricsWindow(Record):
         self.nginx_cpu_pct_p95 = nginx_cpu_pct_p95
         self.nginx_cpu_source = nginx_cpu_source
         self.active_p95 = active_p95
+        self.request_time_p95_s = request_time_p95_s
+        self.share_5xx = share_5xx
+
+    def traffic_evidence(self) -> dict[str, object]:
+        """What the access logs said over the window, for a finding's evidence (may be empty)."""
+        figures = {
+            "request_time_p95_s": self.request_time_p95_s,
+            "share_5xx": self.share_5xx,
+            "cache_hit_ratio": self.cache_hit_ratio,
+        }
+        return {name: value for name, value in figures.items() if value is not None}
 
     def sustained_nginx_cpu(self) -> tuple[float, str] | None:
         """(figure, which) of nginx's CPU in % of all cores: p95 when measured, else the mean."""

@@ -112,3 +112,22 @@ def test_a_p95_of_a_few_values_is_not_the_minimum() -> None:
     assert p50 is not None and abs(p50 - 0.020) <= ALPHA * 0.020
     assert Sketch().quantile(0.95) is None
     assert Sketch.from_json(sketch.to_json()).bins == sketch.bins
+
+
+def test_findings_carry_the_access_logs_latency_and_5xx_share_as_evidence() -> None:
+    from nginx_fleet_analyzer.engine import analyze
+    from nginx_fleet_analyzer.facts import MetricsWindow
+
+    config = parse_text(
+        """
+        http {
+            proxy_cache_path /var/cache/nginx keys_zone=z:10m;
+            server { listen 80; location / { proxy_pass http://127.0.0.1:8080; proxy_cache z; } }
+        }""",
+        context="main",
+    )
+    window = MetricsWindow(cache_hit_ratio=0.2, request_time_p95_s=0.84, share_5xx=0.031)
+    (finding,) = [f for f in analyze(config, metrics=window).findings if f.rule == "C-hit-ratio"]
+    assert finding.evidence["request_time_p95_s"] == 0.84
+    assert finding.evidence["share_5xx"] == 0.031
+    assert MetricsWindow().traffic_evidence() == {}

@@ -72,3 +72,11 @@ def test_apply_loop_times_approval_to_verified_with_and_without_the_hint() -> No
     row = next(line for line in done.stdout.splitlines() if line.startswith("hint     fix:"))
     _median, worst = (float(v) for v in re.findall(r"(-?[\d.]+) s", row)[:2])
     assert worst < 2.9, row
+
+
+def test_access_log_parses_every_line_of_the_demo_format_once() -> None:
+    done = run_script("access_log.py", "--lines", "20000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "format cache (demo-cache)" in done.stdout
+    assert re.search(r"agent: tail \+ parse \+ aggregate +[\d.]+ +[\d,]+", done.stdout)
+    assert "check: every line parsed and counted once: OK" in done.stdout

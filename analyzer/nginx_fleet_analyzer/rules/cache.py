@@ -446,7 +446,11 @@ def check_microcache(ctx: RuleContext) -> Iterator[Finding]:
                     "responses over the last hour were GET 200s: a 1s to 30s microcache "
                     "absorbs bursts"
                 ),
-                evidence={"status_2xx_get_ratio": ratio, "pass": f"{prefix}_pass"},
+                evidence={
+                    **(ctx.metrics.traffic_evidence() if ctx.metrics else {}),
+                    "status_2xx_get_ratio": ratio,
+                    "pass": f"{prefix}_pass",
+                },
                 fix=make_fix(
                     "none",
                     f"{prefix}_cache",
@@ -474,7 +478,11 @@ def check_cache_hit_ratio(ctx: RuleContext) -> Iterator[Finding]:
             f"the cache hit ratio was {ratio:.0%} over the last hour: check the cache key, "
             "*_ignore_headers (Cache-Control, Set-Cookie), responses with Set-Cookie and inactive="
         ),
-        evidence={"cache_hit_ratio": ratio, "zones": sorted({c.args[0] for _, c in uses})},
+        evidence={
+            **(ctx.metrics.traffic_evidence() if ctx.metrics else {}),
+            "cache_hit_ratio": ratio,
+            "zones": sorted({c.args[0] for _, c in uses}),
+        },
         fix=make_fix(
             "none",
             cache.name,

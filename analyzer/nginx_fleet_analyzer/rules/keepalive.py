@@ -323,7 +323,12 @@ def check_upstream_pool(ctx: RuleContext) -> Iterator[Finding]:
                 f"upstream {name} takes {rate:.0f} req/s with no keepalive pool: every proxied "
                 "request opens a new TCP connection"
             ),
-            evidence={"upstream": name, "req_per_s": rate, "keepalive": None},
+            evidence={
+                "upstream": name,
+                "req_per_s": rate,
+                "keepalive": None,
+                **ctx.metrics.traffic_evidence(),
+            },
             fix=make_fix(
                 "add",
                 "keepalive",

@@ -193,6 +193,7 @@ def check_worker_connections(ctx: RuleContext) -> Iterator[Finding]:
             "active_figure": f"{load[1]} over the window" if load is not None else "not measured",
             "peak_active": ctx.metrics.peak_active if ctx.metrics is not None else None,
             "recommended": target,
+            **(ctx.metrics.traffic_evidence() if ctx.metrics is not None else {}),
         },
         fix=fix,
     )
@@ -334,6 +335,7 @@ def check_drops(ctx: RuleContext) -> Iterator[Finding]:
             "worker_connections": connections,
             "nofile_limit": limit,
             "binding_limit": binding,
+            **(ctx.metrics.traffic_evidence() if ctx.metrics is not None else {}),
         },
         fix=fix,
     )
