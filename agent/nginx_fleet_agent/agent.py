@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import threading
@@ -46,6 +47,9 @@ class Agent:
             token=state.host_token,
         )
         self._sampler = sampler or Sampler(config)
+        if self._sampler.access_logs is not None:
+            saved = self._spool.get_meta(defaults.ACCESS_LOG_POSITIONS_KEY)
+            self._sampler.access_logs.restore(json.loads(saved) if saved else {})
         self._backoff = backoff or Backoff(cap_s=config.backoff_cap_s)
         self.stop_event = threading.Event()
         self.interval_s = config.push_interval_s
@@ -111,7 +115,8 @@ class Agent:
             # A collector bug must not kill the agent: the next interval tries again.
             log.exception("taking a sample failed")
             return None
-        return self._spool.append(sample)
+        positions = json.dumps(self._sampler.access_log_positions(), separators=(",", ":"))
+        return self._spool.append(sample, meta={defaults.ACCESS_LOG_POSITIONS_KEY: positions})
 
     def push_pending(self) -> None:
         """Push spooled samples in batches until the spool is empty or a push fails.

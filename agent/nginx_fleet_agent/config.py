@@ -40,6 +40,9 @@ class AgentConfig:
     request_timeout_s: float = defaults.REQUEST_TIMEOUT_S
     backoff_cap_s: float = defaults.BACKOFF_CAP_S
     config_rescan_cycles: int = defaults.CONFIG_RESCAN_CYCLES
+    access_logs: bool = defaults.ACCESS_LOGS
+    access_log_top_paths: int = defaults.ACCESS_LOG_TOP_PATHS
+    access_log_rotate_wait_s: float = defaults.ACCESS_LOG_ROTATE_WAIT_S
     log_level: str = defaults.LOG_LEVEL
 
     @property
@@ -153,6 +156,10 @@ def _build(values: dict[str, Any], *, source: str) -> AgentConfig:
         )
     if not 0 < config.apply_verify_s <= 300:
         raise ConfigError("apply_verify_s must be > 0 and <= 300")
+    if not 0 <= config.access_log_top_paths <= 100:
+        raise ConfigError("access_log_top_paths must be between 0 (off) and 100")
+    if not 0 <= config.access_log_rotate_wait_s <= 300:
+        raise ConfigError("access_log_rotate_wait_s must be >= 0 and <= 300")
     if config.request_timeout_s <= 0:
         raise ConfigError("request_timeout_s must be > 0")
     if config.backoff_cap_s < defaults.BACKOFF_BASE_S:

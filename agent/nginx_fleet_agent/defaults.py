@@ -30,6 +30,14 @@ CONFIG_RESCAN_CYCLES = 30
 
 STUB_STATUS_TIMEOUT_S = 2.0
 
+# Access logs: tailed unless turned off; top paths are off by default (paths may be sensitive).
+ACCESS_LOGS = True
+ACCESS_LOG_TOP_PATHS = 0
+# Seconds a renamed log is still read after it stopped growing: nginx writes to it until it
+# reopens its logs (USR1 from logrotate's postrotate).
+ACCESS_LOG_ROTATE_WAIT_S = 5.0
+ACCESS_LOG_POSITIONS_KEY = "access_log_positions"
+
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 300.0
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import posixpath
 import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from nginx_fleet_agent.access_log.collector import AccessLogCollector
 from nginx_fleet_agent.collectors.base import Collector
 from nginx_fleet_agent.collectors.nginx_build import FactsCollector, NginxBuild
 from nginx_fleet_agent.collectors.nginx_config import ConfigSnapshot, NginxConfigCollector
@@ -22,6 +24,8 @@ from nginx_fleet_agent.config import AgentConfig
 from nginx_fleet_agent.nginx_command import NginxCommand
 from nginx_fleet_agent.nginx_syntax import Directive
 
+log = logging.getLogger(__name__)
+
 
 class Sampler:
     """Owns the collectors; `sample` returns one protocol sample without its `seq`."""
@@ -34,6 +38,14 @@ class Sampler:
         self.config_collector = NginxConfigCollector(self._command, config.config_rescan_cycles)
         self.facts_collector = FactsCollector(self._command)
         self.stub_status = StubStatusCollector(config.stub_status_url)
+        self.access_logs = (
+            AccessLogCollector(
+                top_paths=config.access_log_top_paths,
+                rotate_wait_s=config.access_log_rotate_wait_s,
+            )
+            if config.access_logs
+            else None
+        )
         self.system: Collector = SystemCollector()
         self.facts: dict[str, Any] = {}
         self.config_collector.refresh(force=True)
@@ -61,15 +73,31 @@ class Sampler:
             counters["stub_status"]["error"] = (
                 f"stub_status URL unknown: {self.config_collector.error}"
             )
-        return {"ts": ts, **processes, **counters, **self.system.collect()}
+        sample = {"ts": ts, **processes, **counters, **self.system.collect()}
+        if self.access_logs is not None:
+            try:
+                access_log = self.access_logs.collect()
+            except Exception:
+                # A bug in log parsing must not cost the sample its other figures.
+                log.exception("reading the access logs failed")
+                access_log = None
+            if access_log is not None:
+                sample["access_log"] = access_log
+        return sample
+
+    def access_log_positions(self) -> dict[str, Any]:
+        """Where each access log was read up to, to store with the sample just taken."""
+        return self.access_logs.positions() if self.access_logs is not None else {}
 
     def refresh_config(self) -> None:
         """Re-read `nginx -T` now (after a change was applied or rolled back)."""
         self._refresh_config(force=True)
 
     def close(self) -> None:
-        """Release network resources."""
+        """Release network resources and open log files."""
         self.stub_status.close()
+        if self.access_logs is not None:
+            self.access_logs.close()
 
     def _refresh_config(self, *, force: bool) -> None:
         if self.config_collector.refresh(force=force):
@@ -81,6 +109,13 @@ class Sampler:
         self.facts = {**self.facts_collector.collect(), "apply_allowed": self._allow_apply}
         if self.config is not None:
             self.stub_status.use_config(self.config.tree)
+            if self.access_logs is not None:
+                build = self.facts_collector.build
+                self.access_logs.use_config(
+                    self.config.dump,
+                    prefix=nginx_prefix(build, self._command.prefix_arg()),
+                    default_path=build.option("http-log-path") if build else None,
+                )
 
     def _resolve_pid_file(self) -> Path | None:
         if self._configured_pid_file is not None:
@@ -97,7 +132,7 @@ def pid_file_of(
     Relative paths are resolved against the prefix (`-p`, else the compiled --prefix), as nginx
     does. None means unknown: the master is then found by scanning /proc.
     """
-    prefix = prefix_arg or (build.option("prefix") if build else None)
+    prefix = nginx_prefix(build, prefix_arg)
     paths = [d.args[0].text for d in tree if d.name == "pid" and d.args]
     pid_path = paths[-1] if paths else (build.option("pid-path") if build else None)
     if pid_path is None:
@@ -107,3 +142,8 @@ def pid_file_of(
             return None
         pid_path = posixpath.join(prefix, pid_path)
     return Path(pid_path)
+
+
+def nginx_prefix(build: NginxBuild | None, prefix_arg: str | None) -> str | None:
+    """nginx's prefix: `-p` when given, else the compiled-in --prefix."""
+    return prefix_arg or (build.option("prefix") if build else None)

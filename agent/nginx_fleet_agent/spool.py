@@ -52,9 +52,14 @@ class Spool:
         self._max_samples = max_samples
         self._max_bytes = max_bytes
 
-    def append(self, sample: dict[str, Any]) -> int:
-        """Give the sample the next `seq`, store it, enforce the bounds; return the seq."""
+    def append(self, sample: dict[str, Any], meta: dict[str, str] | None = None) -> int:
+        """Give the sample the next `seq`, store it, enforce the bounds; return the seq.
+
+        `meta` values are stored in the same transaction (the access logs' read positions, so
+        a crash can neither count their lines twice nor lose them)."""
         with self._transaction():
+            for key, value in (meta or {}).items():
+                self._set_meta(key, value)
             seq = int(self.get_meta("next_seq") or "1")
             body = json.dumps({"seq": seq, **sample}, separators=(",", ":"))
             self._db.execute(

@@ -65,8 +65,15 @@ def test_collect_once_prints_the_documented_payload(nginx: NginxInstance, tmp_pa
     assert "http_stub_status_module" in payload["facts"]["nginx_modules"]
     assert payload["config"]["dump"].startswith("# configuration file ")
     (sample,) = payload["samples"]
-    assert set(sample) == {"seq", "ts", "nginx", "stub_status", "system", "nginx_processes"}
+    assert set(sample) == {
+        "seq", "ts", "nginx", "stub_status", "system", "nginx_processes", "access_log",
+    }  # fmt: skip
     assert sample["seq"] == 1
+    (log_file,) = sample["access_log"]["files"]
+    assert log_file["path"] == f"{nginx.prefix}/logs/access.log"
+    assert (log_file["formats"], log_file["state"]) == (["combined"], "ok")
+    # nginx's combined format has neither timings nor the cache status.
+    assert {"request_time", "upstream_cache_status"} <= set(log_file["missing_fields"])
     assert sample["ts"].endswith("Z")
     assert sample["nginx"]["workers"] == 2
     assert sample["stub_status"]["url"] == f"{nginx.base_url}/nginx_status"

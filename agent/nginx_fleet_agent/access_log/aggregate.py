@@ -367,7 +367,7 @@ def _getter(indexes: list[int]) -> Callable[[tuple[bytes, ...]], tuple[bytes, ..
     if len(indexes) == 1:
         only = indexes[0]
         return lambda row: (row[only],)
-    return itemgetter(*indexes)  # type: ignore[return-value]
+    return itemgetter(*indexes)
 
 
 def _seconds(text: bytes) -> float:

@@ -123,18 +123,27 @@ class LineParser:
             except ValueError:
                 continue
             if isinstance(record, dict):
-                parsed.append(tuple(_json_value(record, key) for _, key in self._keys))
+                parsed.append(
+                    tuple(
+                        _json_value(record, field, key, self.fields.variable[field] == "request")
+                        for field, key in self._keys
+                    )
+                )
         return parsed
 
 
-def _json_value(record: dict[str, object], key: str | None) -> bytes:
-    if key is None:
-        return b""
+def _json_value(record: dict[str, object], field: str, key: str, from_request: bool) -> bytes:
+    """A field's value as nginx wrote it (numbers back in their text form)."""
     value = record.get(key)
     if value is None:
         return b""
-    # A number written without quotes comes back as int or float: keep nginx's text form.
     text = value if isinstance(value, str) else json.dumps(value)
+    if from_request:
+        # $request is "METHOD PATH PROTOCOL": the method, or the path without its query.
+        parts = text.split(" ")
+        if len(parts) < 2 or not parts[0].isalpha():
+            return b""
+        text = parts[0] if field == "method" else parts[1].split("?", 1)[0]
     return text.encode("utf-8", "surrogateescape") or b"-"
 
 

@@ -1,0 +1,1 @@
+"""Access-log analytics on the agent: find the logs, tail them, aggregate per interval."""
