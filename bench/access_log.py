@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from nginx_fleet_agent.access_log.collector import AccessLogCollector
 from nginx_fleet_agent.access_log.line_format import LineParser
-from nginx_fleet_analyzer.access_logs import log_format
+from nginx_fleet_analyzer.access_logs import LogFormat, log_format
 from nginx_fleet_analyzer.loader import parse_text
 
 from harness.stats import verdict
@@ -42,44 +42,57 @@ CHUNK = 1 << 20
 T = TypeVar("T")
 
 
-def demo_format_name_and_text() -> tuple[str, str]:
+def demo_format() -> LogFormat:
     """The log format demo-cache's access_log writes, as nginx compiles it."""
     text = DEMO_CONFIG.read_text().replace("@PREFIX@", "/tmp").replace("@UPSTREAM_PORT@", "1")
     config = parse_text(text.replace("@LISTEN_PORT@", "2"))
     (access_log,) = [d for d in config.find("access_log") if d.args[0] != "off"]
     found = log_format(config, access_log.args[1])
     assert found is not None
-    return found.name, found.text
+    return found
 
 
-def write_log(path: Path, lines: int, seed: int = 7) -> None:
-    """`lines` lines of a caching proxy's traffic: hits, misses, statuses, ms timings."""
+def write_log(path: Path, lines: int, fmt: LogFormat, seed: int = 7) -> None:
+    """`lines` lines of a caching proxy's traffic in `fmt`: hits, misses, statuses, timings."""
     rng = random.Random(seed)
-    addrs = [
-        f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}" for _ in range(500)
-    ]
-    paths = [f"/products/{n}" for n in range(300)] + [
-        "/",
-        "/cart",
-        "/search?q=shoes",
-        "/api/v1/items?page=2",
-    ]
+    addrs = [f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}"]
+    addrs += [f"192.0.2.{n}" for n in range(1, 250)] + [f"2001:db8::{n:x}" for n in range(250)]
+    paths = [f"/products/{n}" for n in range(300)]
+    paths += ["/", "/cart", "/search?q=shoes", "/api/v1/items?page=2"]
     agents = ["Mozilla/5.0 (X11; Linux x86_64) Firefox/131.0", "curl/8.5.0", "Googlebot/2.1"]
     caches = ["HIT"] * 70 + ["MISS"] * 20 + ["EXPIRED"] * 5 + ["BYPASS"] * 3 + ["STALE", "-"]
     statuses = [200] * 90 + [304] * 4 + [404] * 3 + [500, 502, 499]
+    upstreams = ["10.0.0.7:8080", "10.0.0.8:8080", "10.0.0.7:8080, 10.0.0.8:8080"]
+    tokens = list(fmt.tokens())
     with path.open("w") as handle:
         buffer = []
         for number in range(lines):
             cache = rng.choice(caches)
             rt = 0.0 if cache == "HIT" and rng.random() < 0.6 else rng.lognormvariate(-4, 1.2)
-            urt = "-" if cache in ("HIT", "STALE", "-") else f"{max(rt - 0.001, 0):.3f}"
+            upstream = rng.choice(upstreams) if cache not in ("HIT", "STALE", "-") else "-"
+            retried = ", " in upstream
             second = number // 2000
-            stamp = f"25/Nov/2026:10:{second // 60 % 60:02d}:{second % 60:02d} +0000"
-            request = f"GET {rng.choice(paths)} HTTP/1.1"
-            sent = int(rng.lognormvariate(8, 1))
+            values = {
+                "remote_addr": rng.choice(addrs),
+                "time_local": f"25/Nov/2026:10:{second // 60 % 60:02d}:{second % 60:02d} +0000",
+                "request": f"GET {rng.choice(paths)} HTTP/1.1",
+                "status": str(rng.choice(statuses)),
+                "body_bytes_sent": str(int(rng.lognormvariate(8, 1))),
+                "http_user_agent": rng.choice(agents),
+                "host": rng.choice(("shop.example", "www.shop.example")),
+                "request_time": f"{rt:.3f}",
+                "upstream_cache_status": cache,
+                "upstream_addr": upstream,
+                "upstream_status": "-" if upstream == "-" else ("502, 200" if retried else "200"),
+                "upstream_response_time": "-"
+                if upstream == "-"
+                else (f"0.001, {rt:.3f}" if retried else f"{max(rt - 0.001, 0):.3f}"),
+            }
             buffer.append(
-                f'{rng.choice(addrs)} - - [{stamp}] "{request}" {rng.choice(statuses)} {sent} '
-                f'"-" "{rng.choice(agents)}" rt={rt:.3f} urt={urt} cache={cache}\n'
+                "".join(
+                    value if kind == "text" else values.get(value, "-") for kind, value in tokens
+                )
+                + "\n"
             )
             if len(buffer) == 10_000:
                 handle.write("".join(buffer))
@@ -116,28 +129,31 @@ def regex_only(path: Path, parser: LineParser) -> int:
     return matched
 
 
-def dump_for(log_path: Path, name: str, text: str) -> str:
-    """An `nginx -T` dump whose one server writes `log_path` in the demo's format."""
-    quoted = text.replace("'", "\\'")
+def dump_for(log_path: Path, fmt: LogFormat) -> str:
+    """An `nginx -T` dump whose one server writes `log_path` in `fmt`."""
+    quoted = fmt.text.replace("'", "\\'")
     return (
         "# configuration file /etc/nginx/nginx.conf:\n"
-        f"http {{ log_format {name} '{quoted}';\n"
-        f"  server {{ listen 80; access_log {log_path} {name}; }} }}\n"
+        f"http {{ log_format {fmt.name} '{quoted}';\n"
+        f"  server {{ listen 80; access_log {log_path} {fmt.name}; }} }}\n"
     )
 
 
-def whole_path(source: Path, workdir: Path, name: str, text: str) -> tuple[int, int]:
-    """The agent's path: the collector tails a log that grows by the whole file, then reads it.
-
-    Returns the requests counted and the lines left unparsed."""
+def grown_log(source: Path, workdir: Path, fmt: LogFormat) -> AccessLogCollector:
+    """A collector tailing a log that grew by the whole source file since its last interval."""
     log_path = workdir / "access.log"
     log_path.write_bytes(b"")
     collector = AccessLogCollector()
-    collector.use_config(dump_for(log_path, name, text))
+    collector.use_config(dump_for(log_path, fmt))
     collector.collect()  # opens the (empty) log at its end, as a running agent would have
     with source.open("rb") as src, log_path.open("ab") as dst:
         while chunk := src.read(CHUNK * 8):
             dst.write(chunk)
+    return collector
+
+
+def drain(collector: AccessLogCollector) -> tuple[int, int]:
+    """The agent's path: collect intervals until the log is read; requests and unparsed lines."""
     counted = unparsed = 0
     while True:
         interval = collector.collect()
@@ -164,8 +180,7 @@ def child_rss(path: Path, workdir: Path) -> int:
 
 def run_child(path: Path, workdir: Path) -> None:
     """--child: the whole path once, then print the peak RSS."""
-    name, text = demo_format_name_and_text()
-    whole_path(path, workdir, name, text)
+    drain(grown_log(path, workdir, demo_format()))
     print(json.dumps({"peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
@@ -180,20 +195,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_child(options.child, options.workdir)
         return 0
     lines = options.lines or (200_000 if options.quick else 1_000_000)
-    name, text = demo_format_name_and_text()
-    print(f"format {name} (demo-cache): {text}")
+    fmt = demo_format()
+    print(f"format {fmt.name} (demo-cache): {fmt.text}")
     with tempfile.TemporaryDirectory(prefix="nf-bench-log-") as tmp:
         work = Path(tmp)
         source = work / "source.log"
-        write_log(source, lines)
+        write_log(source, lines, fmt)
         size = source.stat().st_size
         print(f"log: {lines:,} lines, {size / 1e6:.1f} MB ({size / lines:.0f} bytes/line)")
-        compiled = log_format(parse_text(dump_for(source, name, text)), name)
-        assert compiled is not None
-        line_parser = LineParser(compiled)
+        line_parser = LineParser(fmt)
         floor_s, floor_n = timed(lambda: plain_read(source))
         regex_s, regex_n = timed(lambda: regex_only(source, line_parser))
-        full_s, (counted, unparsed) = timed(lambda: whole_path(source, work, name, text))
+        collector = grown_log(source, work, fmt)
+        full_s, (counted, unparsed) = timed(lambda: drain(collector))
         rows = [
             ("plain line read (floor)", floor_s, floor_n),
             ("regex only", regex_s, regex_n),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -20,23 +21,17 @@ from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch, bin_index
 MAX_SITES = 200
 MAX_UPSTREAMS = 100
 MAX_PATHS_PER_SITE = 1000
+FEW_SITES = 8
 OTHER = "(other)"
 CACHE_STATUSES = ("HIT", "MISS", "EXPIRED", "STALE", "UPDATING", "REVALIDATED", "BYPASS")
 NOTED_CODES = (499, 500, 502, 503, 504)
 _CACHE_KEYS = {status.encode(): status for status in CACHE_STATUSES}
 _MAX_CACHED = 50_000
-# Fields that make up a line's counting key, in this order.
-KEY_FIELDS = (
-    "site",
-    "status",
-    "cache",
-    "request_time",
-    "upstream_time",
-    "upstream_addr",
-    "upstream_status",
-    "method",
-    "path",
-)
+# Each figure is counted over the few fields it needs, so that a busy site's lines repeat the
+# same combinations (a status with a cache status; a site with a millisecond timing) and the
+# Python work runs once per combination, not per line.
+_REQUEST_FIELDS = ("site", "status", "method", "cache")
+_UPSTREAM_FIELDS = ("site", "status", "upstream_time", "upstream_addr", "upstream_status")
 _GROUP_SEPARATOR = re.compile(rb", | : ")
 _ID_SEGMENT = re.compile(
     r"^(?:\d+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -130,14 +125,21 @@ class IntervalStats:
         self, rows: Sequence[tuple[bytes, ...]], positions: dict[str, int], default_site: str
     ) -> None:
         """Count parsed lines (tuples placed as `positions` says) of one file."""
-        present = [name for name in KEY_FIELDS if name in positions]
-        if not present or not rows:
-            self._site(default_site).requests += len(rows)
+        if not rows:
             return
-        counts = Counter(map(_getter([positions[name] for name in present]), rows))
-        index = {name: i for i, name in enumerate(present)}
-        for key, count in counts.items():
-            self._add(key, count, index, default_site)
+        for key, n, at in _counted(rows, positions, _REQUEST_FIELDS):
+            self._add_requests(key, n, at, default_site)
+        if "request_time" in positions:
+            for key, n, at in _counted(rows, positions, ("site", "request_time")):
+                stats = self._site(_site_of(key, at, default_site))
+                stats.request_time = stats.request_time or Sketch()
+                self.memo.add_time(stats.request_time, key[at["request_time"]], n)
+        if "upstream_time" in positions:
+            for key, n, at in _counted(rows, positions, _UPSTREAM_FIELDS):
+                self._add_upstream(key, n, at, default_site)
+        if self.top_paths and "path" in positions:
+            for key, n, at in _counted(rows, positions, ("site", "path", "request_time")):
+                self._add_path(key, n, at, default_site)
         if "bytes" in positions:
             self._add_bytes(rows, positions, default_site)
 
@@ -154,10 +156,23 @@ class IntervalStats:
                 total = sum(int(row[at]) for row in rows if row[at] != b"-")
             stats.bytes_sent = (stats.bytes_sent or 0) + total
             return
-        per_site = Counter(map(itemgetter(positions["site"], at), rows))
-        for (site, sent), count in per_site.items():
-            stats = self._site(_site_name(site, default_site))
-            stats.bytes_sent = (stats.bytes_sent or 0) + (int(sent) * count if sent != b"-" else 0)
+        sites = list(map(itemgetter(positions["site"]), rows))
+        sent = list(map(itemgetter(at), rows))
+        names = set(sites)
+        if len(names) <= FEW_SITES:
+            # One pass in C per site beats a Python loop over the lines when sites are few.
+            for name in names:
+                chosen = [v for v in compress(sent, map(name.__eq__, sites)) if v != b"-"]
+                stats = self._site(_site_name(name, default_site))
+                stats.bytes_sent = (stats.bytes_sent or 0) + sum(map(int, chosen))
+            return
+        totals: Counter[bytes] = Counter()
+        for name, value in zip(sites, sent, strict=True):
+            if value != b"-":
+                totals[name] += int(value)
+        for name, total in totals.items():
+            stats = self._site(_site_name(name, default_site))
+            stats.bytes_sent = (stats.bytes_sent or 0) + total
 
     def _site(self, name: str) -> SiteStats:
         stats = self.sites.get(name)
@@ -169,58 +184,47 @@ class IntervalStats:
                 stats = self.sites[name] = SiteStats()
         return stats
 
-    def _add(
-        self, key: tuple[bytes, ...], n: int, index: dict[str, int], default_site: str
+    def _add_requests(
+        self, key: tuple[bytes, ...], n: int, at: dict[str, int], default_site: str
     ) -> None:
-        site_at = index.get("site")
-        site = default_site if site_at is None else _site_name(key[site_at], default_site)
-        stats = self._site(site)
+        """Requests, status classes, GET/HEAD 2xx and cache statuses of one combination."""
+        stats = self._site(_site_of(key, at, default_site))
         stats.requests += n
         code = 0
-        if (at := index.get("status")) is not None:
+        if (where := at.get("status")) is not None:
             stats.status = stats.status if stats.status is not None else Counter()
-            if key[at] != b"-":
-                code = int(key[at])
+            if key[where] != b"-":
+                code = int(key[where])
                 stats.status[_CLASSES.get(code // 100, "5xx")] += n
                 if code in NOTED_CODES:
                     stats.status[str(code)] += n
-        if (at := index.get("method")) is not None and code:
-            get = key[at] in (b"GET", b"HEAD") and 200 <= code < 300
+        if (where := at.get("method")) is not None and code:
+            get = key[where] in (b"GET", b"HEAD") and 200 <= code < 300
             stats.get_2xx = (stats.get_2xx or 0) + (n if get else 0)
-        if (at := index.get("cache")) is not None:
+        if (where := at.get("cache")) is not None:
             stats.cache = stats.cache if stats.cache is not None else Counter()
-            if (name := _CACHE_KEYS.get(key[at])) is not None:
+            if (name := _CACHE_KEYS.get(key[where])) is not None:
                 stats.cache[name] += n
-        if (at := index.get("request_time")) is not None:
-            stats.request_time = stats.request_time or Sketch()
-            self.memo.add_time(stats.request_time, key[at], n)
-        if (at := index.get("upstream_time")) is not None:
-            stats.upstream_time = stats.upstream_time or Sketch()
-            stats.upstream_errors = stats.upstream_errors or 0
-            self._add_upstream(stats, site, key, n, index, code)
-        if self.top_paths and (at := index.get("path")) is not None and key[at]:
-            elapsed = _seconds(key[index["request_time"]]) if "request_time" in index else 0.0
-            self._add_path(site, key[at], n, elapsed)
 
     def _add_upstream(
-        self,
-        stats: SiteStats,
-        site: str,
-        key: tuple[bytes, ...],
-        n: int,
-        index: dict[str, int],
-        code: int,
+        self, key: tuple[bytes, ...], n: int, at: dict[str, int], default_site: str
     ) -> None:
-        times = key[index["upstream_time"]]
-        addrs = key[index["upstream_addr"]] if "upstream_addr" in index else b""
-        statuses = key[index["upstream_status"]] if "upstream_status" in index else b""
-        total, attempts = self.memo.upstream_attempts(times, addrs, statuses, code)
+        """The upstream time and the attempts of one combination of upstream fields."""
+        site = _site_of(key, at, default_site)
+        stats = self._site(site)
+        stats.upstream_time = upstream_time = stats.upstream_time or Sketch()
+        errors = 0
+        code = key[at["status"]] if "status" in at else b"-"
+        total, attempts = self.memo.upstream_attempts(
+            key[at["upstream_time"]],
+            key[at["upstream_addr"]] if "upstream_addr" in at else b"",
+            key[at["upstream_status"]] if "upstream_status" in at else b"",
+            int(code) if code != b"-" else 0,
+        )
         if total is not None:
-            assert stats.upstream_time is not None
-            self.memo.add_time(stats.upstream_time, total, n)
+            self.memo.add_time(upstream_time, total, n)
         for addr, time_bin, zero, failed in attempts:
-            if failed:
-                stats.upstream_errors = (stats.upstream_errors or 0) + n
+            errors += n if failed else 0
             if not addr:
                 continue
             upstream = self._upstream(site, addr)
@@ -230,6 +234,7 @@ class IntervalStats:
                 upstream.response_time.zero += n
             elif time_bin is not None:
                 upstream.response_time.add_bin(time_bin, n)
+        stats.upstream_errors = (stats.upstream_errors or 0) + errors
 
     def _upstream(self, site: str, addr: str) -> UpstreamStats:
         key = (site, addr)
@@ -242,7 +247,15 @@ class IntervalStats:
                 found = self.upstreams[key] = UpstreamStats()
         return found
 
-    def _add_path(self, site: str, raw: bytes, n: int, elapsed: float) -> None:
+    def _add_path(
+        self, key: tuple[bytes, ...], n: int, at: dict[str, int], default_site: str
+    ) -> None:
+        """Requests and request time of one path (ids collapsed) of one site."""
+        raw = key[at["path"]]
+        if not raw:
+            return
+        site = _site_of(key, at, default_site)
+        elapsed = _seconds(key[at["request_time"]]) if "request_time" in at else 0.0
         paths = self.paths.setdefault(site, {})
         path = self.memo.path(raw)
         stats = paths.get(path)
@@ -355,6 +368,24 @@ class Memo:
         return found
 
 
+def _counted(
+    rows: Sequence[tuple[bytes, ...]], positions: dict[str, int], fields: Sequence[str]
+) -> Iterator[tuple[tuple[bytes, ...], int, dict[str, int]]]:
+    """(combination, lines, where each field is in it) of the `fields` the format has."""
+    present = [name for name in fields if name in positions]
+    if not present:
+        yield (), len(rows), {}
+        return
+    at = {name: index for index, name in enumerate(present)}
+    for key, n in Counter(map(_getter([positions[name] for name in present]), rows)).items():
+        yield key, n, at
+
+
+def _site_of(key: tuple[bytes, ...], at: dict[str, int], default_site: str) -> str:
+    """The site of a combination: its host field, else the file."""
+    return _site_name(key[at["site"]], default_site) if "site" in at else default_site
+
+
 def _site_name(value: bytes, default_site: str) -> str:
     """The site a line belongs to: its host field, else the file."""
     if value in (b"", b"-"):
@@ -383,6 +414,8 @@ def upstream_attempts(
     the three variables list the same attempts in the same order. Without $upstream_status an
     attempt failed when nginx moved on from it within its group, or when it was the request's
     last one and the request ended 502 or 504."""
+    if times in (b"-", b"") and addrs in (b"-", b""):
+        return None, []  # the request never went upstream (a cache hit, a static file)
     time_groups = [group.split(b", ") for group in times.split(b" : ")] if times else []
     addr_list = _GROUP_SEPARATOR.split(addrs) if addrs and addrs != b"-" else []
     status_list = _GROUP_SEPARATOR.split(statuses) if statuses and statuses != b"-" else []
