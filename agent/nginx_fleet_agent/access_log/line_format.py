@@ -173,7 +173,11 @@ def _value_pattern(variable: str, before: str, after: str, escape: str) -> bytes
     typed = _TYPED.get(variable)
     if typed is not None:
         return rb"(?:" + typed + rb")"
-    if before.endswith('"') and after.startswith('"') and escape != "none":
+    if escape == "none":
+        # Unescaped values may hold the very text that follows them: the shortest match that
+        # lets the rest of the line match.
+        return rb"[^\n]*?"
+    if before.endswith('"') and after.startswith('"'):
         return rb"[^\"\n]*"
     if after:
         return rb"[^" + re.escape(after[0].encode()) + rb"\n]*"
