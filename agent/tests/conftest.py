@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from nginx_fleet_agent.config import AgentConfig
 
+from tests.log_traffic import UpstreamApp
 from tests.nginx_instance import STUB_STATUS_SERVER, NginxInstance
 
 
@@ -44,3 +47,21 @@ def agent_config_for(instance: NginxInstance, state_dir: Path, **overrides: obje
     }
     values.update(overrides)
     return AgentConfig(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def app() -> Iterator[UpstreamApp]:
+    """The upstream app nginx proxies to."""
+    upstream = UpstreamApp()
+    yield upstream
+    upstream.close()
+
+
+@pytest.fixture
+def cache_dir() -> Iterator[Path]:
+    """A cache directory nginx's workers (user nobody) can write: pytest's tmp_path is private
+    to root, so a cache under it would make every request a MISS."""
+    path = Path(tempfile.mkdtemp(prefix="nf-cache-"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -41,6 +41,7 @@ JSON_FORMAT = (
 SITE_TEMPLATE = """
     log_format quoted {quoted};
     log_format jsonl {json};
+    {formats}
     proxy_cache_path {cache_dir} levels=1:2 keys_zone=test_cache:1m max_size=16m inactive=10m
                      use_temp_path=off;
     upstream app {{
@@ -54,7 +55,7 @@ SITE_TEMPLATE = """
     server {{
         listen 127.0.0.1:{{port}};
         server_name a.test b.test;
-        access_log {log_path} {format};
+        {access_logs}
         location /cached/ {{
             proxy_pass http://app;
             proxy_cache test_cache;
@@ -79,16 +80,25 @@ SITE_TEMPLATE = """
 """
 
 
-def site_config(cache_dir: Path, log_path: Path, log_format: str, app_port: int) -> str:
-    """The server block file: a caching proxy, a plain proxy, a retried upstream, static."""
+def site_config(
+    cache_dir: Path,
+    log_path: Path,
+    log_format: str,
+    app_port: int,
+    *,
+    formats: str = "",
+    more_logs: str = "",
+) -> str:
+    """The server block file: a caching proxy, a plain proxy, a retried upstream, static;
+    `formats` defines more log formats, `more_logs` adds access_log lines."""
     return SITE_TEMPLATE.format(
+        formats=formats,
+        access_logs=f"access_log {log_path} {log_format};{more_logs}",
         quoted=QUOTED_FORMAT,
         json=JSON_FORMAT,
         cache_dir=cache_dir,
         app_port=app_port,
         dead_port=free_port(),
-        log_path=log_path,
-        format=log_format,
     )
 
 

@@ -11,11 +11,10 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,24 +35,6 @@ from tests.nginx_instance import NGINX, NginxInstance
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
 HIT_STATUSES = ("HIT", "STALE", "UPDATING", "REVALIDATED")
-
-
-@pytest.fixture
-def app() -> Iterator[UpstreamApp]:
-    """The upstream app nginx proxies to."""
-    upstream = UpstreamApp()
-    yield upstream
-    upstream.close()
-
-
-@pytest.fixture
-def cache_dir() -> Iterator[Path]:
-    """A cache directory nginx's workers (user nobody) can write: pytest's tmp_path is private
-    to root, so a cache under it would make every request a MISS."""
-    path = Path(tempfile.mkdtemp(prefix="nf-cache-"))
-    path.chmod(0o777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def start_nginx(

@@ -115,3 +115,17 @@ def test_a_json_format_reads_numbers_and_strings_and_skips_broken_lines() -> Non
     (site,) = stats.to_json()["sites"]
     assert site["cache"]["HIT"] == 1 and sum(site["cache"].values()) == 1
     assert site["get_2xx"] == 1 and site["request_time"]["zero"] == 1
+
+
+def test_values_a_json_format_left_empty_or_wrong_never_break_the_interval() -> None:
+    fmt = LogFormat("j", "json", '{"s":"$status","b":"$body_bytes_sent","rt":"$request_time"}')
+    parser = LineParser(fmt)
+    rows = parser.parse(
+        b'{"s":"","b":"","rt":""}\n{"s":"abc","b":"1","rt":"0.1"}\n{"s":"204","b":"0","rt":"x"}\n'
+        b'{"s":"200","b":"10","rt":"0.250"}\n'
+    )
+    assert len(rows) == 2  # a status of "abc" or a time of "x" is not a line of this format
+    stats = IntervalStats(Memo())
+    stats.add_rows(rows, parser.positions, "f")
+    (site,) = stats.to_json()["sites"]
+    assert site["requests"] == 2 and site["status"]["2xx"] == 1 and site["bytes_sent"] == 10

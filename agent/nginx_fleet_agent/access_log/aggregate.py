@@ -23,6 +23,8 @@ MAX_UPSTREAMS = 100
 MAX_PATHS_PER_SITE = 1000
 FEW_SITES = 8
 OTHER = "(other)"
+# How nginx writes a value it does not have: "-", or nothing with escape=json or none.
+BLANK = (b"-", b"")
 CACHE_STATUSES = ("HIT", "MISS", "EXPIRED", "STALE", "UPDATING", "REVALIDATED", "BYPASS")
 NOTED_CODES = (499, 500, 502, 503, 504)
 _CACHE_KEYS = {status.encode(): status for status in CACHE_STATUSES}
@@ -152,8 +154,8 @@ class IntervalStats:
             stats = self._site(default_site)
             try:
                 total = sum(map(int, map(itemgetter(at), rows)))
-            except ValueError:  # a "-": rare, so only then the slower way
-                total = sum(int(row[at]) for row in rows if row[at] != b"-")
+            except ValueError:  # a "-" or an empty value: rare, so only then the slower way
+                total = sum(int(row[at]) for row in rows if row[at] not in BLANK)
             stats.bytes_sent = (stats.bytes_sent or 0) + total
             return
         sites = list(map(itemgetter(positions["site"]), rows))
@@ -162,13 +164,13 @@ class IntervalStats:
         if len(names) <= FEW_SITES:
             # One pass in C per site beats a Python loop over the lines when sites are few.
             for name in names:
-                chosen = [v for v in compress(sent, map(name.__eq__, sites)) if v != b"-"]
+                chosen = [v for v in compress(sent, map(name.__eq__, sites)) if v not in BLANK]
                 stats = self._site(_site_name(name, default_site))
                 stats.bytes_sent = (stats.bytes_sent or 0) + sum(map(int, chosen))
             return
         totals: Counter[bytes] = Counter()
         for name, value in zip(sites, sent, strict=True):
-            if value != b"-":
+            if value not in BLANK:
                 totals[name] += int(value)
         for name, total in totals.items():
             stats = self._site(_site_name(name, default_site))
@@ -193,7 +195,7 @@ class IntervalStats:
         code = 0
         if (where := at.get("status")) is not None:
             stats.status = stats.status if stats.status is not None else Counter()
-            if key[where] != b"-":
+            if key[where] not in BLANK:
                 code = int(key[where])
                 stats.status[_CLASSES.get(code // 100, "5xx")] += n
                 if code in NOTED_CODES:
@@ -214,12 +216,12 @@ class IntervalStats:
         stats = self._site(site)
         stats.upstream_time = upstream_time = stats.upstream_time or Sketch()
         errors = 0
-        code = key[at["status"]] if "status" in at else b"-"
+        code = key[at["status"]] if "status" in at else b""
         total, attempts = self.memo.upstream_attempts(
             key[at["upstream_time"]],
             key[at["upstream_addr"]] if "upstream_addr" in at else b"",
             key[at["upstream_status"]] if "upstream_status" in at else b"",
-            int(code) if code != b"-" else 0,
+            int(code) if code not in BLANK else 0,
         )
         if total is not None:
             self.memo.add_time(upstream_time, total, n)
@@ -338,7 +340,7 @@ class Memo:
 
     def add_time(self, sketch: Sketch, text: bytes, n: int) -> None:
         """Add `n` copies of a logged time (`-` means no value and is skipped)."""
-        if text in (b"-", b""):
+        if text in BLANK:
             return
         found = self.time_bin(text)
         if found is None:
@@ -388,7 +390,7 @@ def _site_of(key: tuple[bytes, ...], at: dict[str, int], default_site: str) -> s
 
 def _site_name(value: bytes, default_site: str) -> str:
     """The site a line belongs to: its host field, else the file."""
-    if value in (b"", b"-"):
+    if value in BLANK:
         return default_site
     return value.decode("utf-8", "replace").lower()
 
@@ -402,7 +404,7 @@ def _getter(indexes: list[int]) -> Callable[[tuple[bytes, ...]], tuple[bytes, ..
 
 
 def _seconds(text: bytes) -> float:
-    return 0.0 if text in (b"-", b"") else float(text)
+    return 0.0 if text in BLANK else float(text)
 
 
 def upstream_attempts(
@@ -414,11 +416,11 @@ def upstream_attempts(
     the three variables list the same attempts in the same order. Without $upstream_status an
     attempt failed when nginx moved on from it within its group, or when it was the request's
     last one and the request ended 502 or 504."""
-    if times in (b"-", b"") and addrs in (b"-", b""):
+    if times in BLANK and addrs in BLANK:
         return None, []  # the request never went upstream (a cache hit, a static file)
     time_groups = [group.split(b", ") for group in times.split(b" : ")] if times else []
-    addr_list = _GROUP_SEPARATOR.split(addrs) if addrs and addrs != b"-" else []
-    status_list = _GROUP_SEPARATOR.split(statuses) if statuses and statuses != b"-" else []
+    addr_list = _GROUP_SEPARATOR.split(addrs) if addrs not in BLANK else []
+    status_list = _GROUP_SEPARATOR.split(statuses) if statuses not in BLANK else []
     attempts: list[Attempt] = []
     total = 0.0
     known = False
@@ -431,11 +433,11 @@ def upstream_attempts(
             )
             status = status_list[position] if position < len(status_list) else b""
             position += 1
-            value = None if text in (b"-", b"") else float(text)
+            value = None if text in BLANK else float(text)
             if value is not None:
                 total += value
                 known = True
-            if status and status != b"-":
+            if status not in BLANK:
                 failed = int(status) >= 500
             else:
                 retried = place < len(group) - 1

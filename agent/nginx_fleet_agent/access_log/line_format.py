@@ -59,15 +59,23 @@ _TYPED: dict[str, bytes] = {
     "pid": _NUMBER,
     "msec": _DECIMAL,
     "request_time": _DECIMAL,
+    # Per-attempt lists: one value per upstream server tried.
     "upstream_response_time": _DECIMAL + rb"(?:" + _LIST_SEP + _DECIMAL + rb")*",
     "upstream_connect_time": _DECIMAL + rb"(?:" + _LIST_SEP + _DECIMAL + rb")*",
     "upstream_header_time": _DECIMAL + rb"(?:" + _LIST_SEP + _DECIMAL + rb")*",
     "upstream_status": _NUMBER + rb"(?:" + _LIST_SEP + _NUMBER + rb")*",
+    "upstream_response_length": _NUMBER + rb"(?:" + _LIST_SEP + _NUMBER + rb")*",
+    "upstream_bytes_received": _NUMBER + rb"(?:" + _LIST_SEP + _NUMBER + rb")*",
+    "upstream_bytes_sent": _NUMBER + rb"(?:" + _LIST_SEP + _NUMBER + rb")*",
     "upstream_addr": rb"[^ ,\n]+(?:" + _LIST_SEP + rb"[^ ,\n]+)*",
     "upstream_cache_status": rb"[A-Z]+|-",
     "time_local": rb"[^\]\n]+",
     "remote_addr": rb"[^ \n]+",
 }
+
+
+# JSON values are checked against the same shapes as text fields.
+_VALID = {name: re.compile(pattern + rb"|") for name, pattern in _TYPED.items()}
 
 
 class Fields:
@@ -96,11 +104,12 @@ class LineParser:
         self.fields = Fields(log_format.variables)
         if not with_paths:
             self.fields.variable["path"] = None
-        self.is_json = log_format.text.lstrip().startswith("{")
+        self._paths = _json_paths(log_format, self.fields)
+        self.is_json = self._paths is not None
         self.positions: dict[str, int]
-        if self.is_json:
-            self._keys = _json_keys(log_format, self.fields)
-            self.positions = {field: index for index, (field, _) in enumerate(self._keys)}
+        if self._paths is not None:
+            self.positions = {field: index for index, (field, _) in enumerate(self._paths)}
+            self._valid = [_VALID.get(self.fields.variable[f] or "") for f, _ in self._paths]
         else:
             self._regex, order = _compile(log_format, self.fields)
             self.positions = {field: index for index, field in enumerate(order) if field}
@@ -116,26 +125,35 @@ class LineParser:
         return bool(self.parse(line + b"\n"))
 
     def _parse_json(self, chunk: bytes) -> list[tuple[bytes, ...]]:
+        assert self._paths is not None
         parsed: list[tuple[bytes, ...]] = []
         for line in chunk.splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict):
-                parsed.append(
-                    tuple(
-                        _json_value(record, field, key, self.fields.variable[field] == "request")
-                        for field, key in self._keys
-                    )
-                )
+            if not isinstance(record, dict):
+                continue
+            values = tuple(
+                _json_value(record, path, field, self.fields.variable[field] == "request")
+                for field, path in self._paths
+            )
+            # JSON values are not checked by a regex: a status of "abc" is a line that does
+            # not match, like a text line would be.
+            checks = zip(self._valid, values, strict=True)
+            if all(valid is None or valid.fullmatch(value) for valid, value in checks):
+                parsed.append(values)
         return parsed
 
 
-def _json_value(record: dict[str, object], field: str, key: str, from_request: bool) -> bytes:
-    """A field's value as nginx wrote it (numbers back in their text form)."""
-    value = record.get(key)
-    if value is None:
+def _json_value(record: object, path: tuple[str, ...], field: str, from_request: bool) -> bytes:
+    """A field's value as nginx wrote it (numbers back in their text form); b"" if absent."""
+    value = record
+    for key in path:
+        if not isinstance(value, dict):
+            return b""
+        value = value.get(key)
+    if value is None or isinstance(value, dict | list):
         return b""
     text = value if isinstance(value, str) else json.dumps(value)
     if from_request:
@@ -144,21 +162,54 @@ def _json_value(record: dict[str, object], field: str, key: str, from_request: b
         if len(parts) < 2 or not parts[0].isalpha():
             return b""
         text = parts[0] if field == "method" else parts[1].split("?", 1)[0]
-    return text.encode("utf-8", "surrogateescape") or b"-"
+    return text.encode("utf-8", "surrogateescape")
 
 
-def _json_keys(log_format: LogFormat, fields: Fields) -> list[tuple[str, str]]:
-    """(field, JSON key) for each field whose variable is exactly a key's value."""
-    keys_by_variable: dict[str, str] = {}
-    # Values are "$var" (quoted) or $var (a bare number); the key precedes the colon.
-    for match in re.finditer(
-        r'"((?:[^"\\]|\\.)*)"\s*:\s*"?\$(?:\{(\w+)\}|(\w+))"?\s*[,}]', log_format.text
-    ):
-        keys_by_variable.setdefault(match.group(2) or match.group(3), match.group(1))
+def _json_paths(log_format: LogFormat, fields: Fields) -> list[tuple[str, tuple[str, ...]]] | None:
+    """(field, key path) of each field whose variable is a whole value of a JSON format.
+
+    The format's text with each variable replaced by a marker is parsed as JSON, so nested
+    objects and escaped keys are found as nginx will write them; None when the text is not a
+    JSON object (the format is then read as text)."""
+    if not log_format.text.lstrip().startswith("{"):
+        return None
+    pieces: list[str] = []
+    tokens = list(log_format.tokens())
+    for index, (kind, value) in enumerate(tokens):
+        if kind == "text":
+            pieces.append(value)
+            continue
+        before = tokens[index - 1][1].rstrip() if index and tokens[index - 1][0] == "text" else ""
+        following = tokens[index + 1] if index + 1 < len(tokens) else ("text", "")
+        after = following[1].lstrip() if following[0] == "text" else ""
+        # A JSON escape of NUL, which no key or literal of a real format holds.
+        marker = f"\\u0000{value}\\u0000"
+        if before.endswith('"') and after.startswith('"'):
+            pieces.append(marker)  # a quoted whole value: "$var"
+        elif before.endswith((":", "[", ",")) and after.startswith((",", "}", "]")):
+            pieces.append(f'"{marker}"')  # a bare number: $var
+        else:
+            pieces.append("x")  # part of a longer string
+    try:
+        template = json.loads("".join(pieces))
+    except ValueError:
+        return None
+    if not isinstance(template, dict):
+        return None
+    where: dict[str, tuple[str, ...]] = {}
+
+    def walk(node: object, path: tuple[str, ...]) -> None:
+        if isinstance(node, dict):
+            for key, child in node.items():
+                walk(child, (*path, key))
+        elif isinstance(node, str) and node.startswith("\0") and node.endswith("\0"):
+            where.setdefault(node.strip("\0"), path)
+
+    walk(template, ())
     found = []
     for field, variable in fields.variable.items():
-        if variable and variable in keys_by_variable:
-            found.append((field, keys_by_variable[variable]))
+        if variable and variable in where:
+            found.append((field, where[variable]))
         elif variable:
             fields.variable[field] = None
     return found
@@ -172,7 +223,8 @@ def _value_pattern(variable: str, before: str, after: str, escape: str) -> bytes
         return rb"(?:[A-Z]+ [^ \"\n]*(?: [^\"\n]*)?|" + inner + rb")"
     typed = _TYPED.get(variable)
     if typed is not None:
-        return rb"(?:" + typed + rb")"
+        # escape=json and escape=none write an empty value as nothing, not "-".
+        return rb"(?:" + typed + (rb"|)" if escape != "default" else rb")")
     if escape == "none":
         # Unescaped values may hold the very text that follows them: the shortest match that
         # lets the rest of the line match.
