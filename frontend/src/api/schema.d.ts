@@ -304,6 +304,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts/{host_id}/access-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Host Access Log
+         * @description A host's access-log series and totals, upstreams, sites, files and missing figures.
+         */
+        get: operations["host_access_log_api_v1_hosts__host_id__access_log_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/access-log/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Access Log Summary
+         * @description Access-log totals over any set of hosts and sites (none given: the whole fleet).
+         */
+        get: operations["access_log_summary_api_v1_access_log_summary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/hosts/{host_id}/config": {
         parameters: {
             query?: never;
@@ -680,6 +720,272 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AccessLogFigures
+         * @description Figures over a bucket or a whole range; null when not measured (`missing` says why).
+         *
+         *     Counts are sums over the requests the agents read; shares and ratios are computed from the
+         *     sums, percentiles from the merged sketches (within 1% of a logged value).
+         */
+        AccessLogFigures: {
+            /**
+             * Requests
+             * @description requests logged; null when no log figures at all
+             */
+            requests: number | null;
+            /**
+             * Req Per S
+             * @description requests / the time the rows cover (a bucket's at most its width)
+             */
+            req_per_s: number | null;
+            /** Status 1Xx */
+            status_1xx: number | null;
+            /** Status 2Xx */
+            status_2xx: number | null;
+            /** Status 3Xx */
+            status_3xx: number | null;
+            /** Status 4Xx */
+            status_4xx: number | null;
+            /** Status 5Xx */
+            status_5xx: number | null;
+            /**
+             * Status 499
+             * @description also counted in status_4xx
+             */
+            status_499: number | null;
+            /**
+             * Status 500
+             * @description also counted in status_5xx, as 502, 503, 504
+             */
+            status_500: number | null;
+            /** Status 502 */
+            status_502: number | null;
+            /** Status 503 */
+            status_503: number | null;
+            /** Status 504 */
+            status_504: number | null;
+            /**
+             * Share 5Xx
+             * @description 5xx / requests that had a status, 0..1
+             */
+            share_5xx: number | null;
+            /**
+             * Share 499
+             * @description 499 / requests that had a status, 0..1
+             */
+            share_499: number | null;
+            /** Bytes Sent */
+            bytes_sent: number | null;
+            /**
+             * Get 2Xx
+             * @description GET and HEAD requests answered 2xx
+             */
+            get_2xx: number | null;
+            /** Cache Hit */
+            cache_hit: number | null;
+            /** Cache Miss */
+            cache_miss: number | null;
+            /** Cache Expired */
+            cache_expired: number | null;
+            /** Cache Stale */
+            cache_stale: number | null;
+            /** Cache Updating */
+            cache_updating: number | null;
+            /** Cache Revalidated */
+            cache_revalidated: number | null;
+            /** Cache Bypass */
+            cache_bypass: number | null;
+            /**
+             * Hit Ratio
+             * @description (HIT + STALE + UPDATING + REVALIDATED) / requests with a cache status (HIT, MISS, EXPIRED, STALE, UPDATING, REVALIDATED, BYPASS), 0..1
+             */
+            hit_ratio: number | null;
+            /** Upstream Errors */
+            upstream_errors: number | null;
+            /** Request Time P50 S */
+            request_time_p50_s: number | null;
+            /** Request Time P90 S */
+            request_time_p90_s: number | null;
+            /** Request Time P95 S */
+            request_time_p95_s: number | null;
+            /** Request Time P99 S */
+            request_time_p99_s: number | null;
+            /**
+             * Upstream Time P50 S
+             * @description per request that went upstream: the sum of its attempts' times
+             */
+            upstream_time_p50_s: number | null;
+            /** Upstream Time P90 S */
+            upstream_time_p90_s: number | null;
+            /** Upstream Time P95 S */
+            upstream_time_p95_s: number | null;
+            /** Upstream Time P99 S */
+            upstream_time_p99_s: number | null;
+        };
+        /**
+         * AccessLogFileRead
+         * @description One access-log target in the host's newest files report (docs/access-log.md, 2).
+         */
+        AccessLogFileRead: {
+            /** Path */
+            path: string;
+            /** Formats */
+            formats: string[];
+            /**
+             * State
+             * @description ok, missing, unreadable or unsupported
+             */
+            state: string;
+            /** Reason */
+            reason: string | null;
+            /** Lines */
+            lines: number;
+            /** Unparsed */
+            unparsed: number;
+            /** Unparsed Sample */
+            unparsed_sample: string | null;
+            /** Unparsed Format */
+            unparsed_format: string | null;
+            /** Missing Fields */
+            missing_fields: string[];
+            /** Site Field */
+            site_field: string | null;
+            /** Conditional */
+            conditional: boolean;
+        };
+        /**
+         * AccessLogPoint
+         * @description One bucket of the series, starting at ts.
+         */
+        AccessLogPoint: {
+            /**
+             * Requests
+             * @description requests logged; null when no log figures at all
+             */
+            requests: number | null;
+            /**
+             * Req Per S
+             * @description requests / the time the rows cover (a bucket's at most its width)
+             */
+            req_per_s: number | null;
+            /** Status 1Xx */
+            status_1xx: number | null;
+            /** Status 2Xx */
+            status_2xx: number | null;
+            /** Status 3Xx */
+            status_3xx: number | null;
+            /** Status 4Xx */
+            status_4xx: number | null;
+            /** Status 5Xx */
+            status_5xx: number | null;
+            /**
+             * Status 499
+             * @description also counted in status_4xx
+             */
+            status_499: number | null;
+            /**
+             * Status 500
+             * @description also counted in status_5xx, as 502, 503, 504
+             */
+            status_500: number | null;
+            /** Status 502 */
+            status_502: number | null;
+            /** Status 503 */
+            status_503: number | null;
+            /** Status 504 */
+            status_504: number | null;
+            /**
+             * Share 5Xx
+             * @description 5xx / requests that had a status, 0..1
+             */
+            share_5xx: number | null;
+            /**
+             * Share 499
+             * @description 499 / requests that had a status, 0..1
+             */
+            share_499: number | null;
+            /** Bytes Sent */
+            bytes_sent: number | null;
+            /**
+             * Get 2Xx
+             * @description GET and HEAD requests answered 2xx
+             */
+            get_2xx: number | null;
+            /** Cache Hit */
+            cache_hit: number | null;
+            /** Cache Miss */
+            cache_miss: number | null;
+            /** Cache Expired */
+            cache_expired: number | null;
+            /** Cache Stale */
+            cache_stale: number | null;
+            /** Cache Updating */
+            cache_updating: number | null;
+            /** Cache Revalidated */
+            cache_revalidated: number | null;
+            /** Cache Bypass */
+            cache_bypass: number | null;
+            /**
+             * Hit Ratio
+             * @description (HIT + STALE + UPDATING + REVALIDATED) / requests with a cache status (HIT, MISS, EXPIRED, STALE, UPDATING, REVALIDATED, BYPASS), 0..1
+             */
+            hit_ratio: number | null;
+            /** Upstream Errors */
+            upstream_errors: number | null;
+            /** Request Time P50 S */
+            request_time_p50_s: number | null;
+            /** Request Time P90 S */
+            request_time_p90_s: number | null;
+            /** Request Time P95 S */
+            request_time_p95_s: number | null;
+            /** Request Time P99 S */
+            request_time_p99_s: number | null;
+            /**
+             * Upstream Time P50 S
+             * @description per request that went upstream: the sum of its attempts' times
+             */
+            upstream_time_p50_s: number | null;
+            /** Upstream Time P90 S */
+            upstream_time_p90_s: number | null;
+            /** Upstream Time P95 S */
+            upstream_time_p95_s: number | null;
+            /** Upstream Time P99 S */
+            upstream_time_p99_s: number | null;
+            /**
+             * Ts
+             * Format: date-time
+             */
+            ts: string;
+        };
+        /**
+         * AccessLogSummaryRead
+         * @description GET /access-log/summary: totals over any set of hosts and sites.
+         */
+        AccessLogSummaryRead: {
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string;
+            /**
+             * End
+             * Format: date-time
+             */
+            end: string;
+            /**
+             * Host Ids
+             * @description the hosts asked for; empty: the whole fleet
+             */
+            host_ids: number[];
+            /**
+             * Sites
+             * @description the sites asked for; empty: every site
+             */
+            sites: string[];
+            /** Hosts With Data */
+            hosts_with_data: number;
+            totals: components["schemas"]["AccessLogFigures"];
+        };
         /**
          * AckCreate
          * @description Body of POST /acks: mute a rule, or one finding of it, on one host or fleet-wide.
@@ -1281,6 +1587,18 @@ export interface components {
             fds_open: number | null;
             /** Fds Limit */
             fds_limit: number | null;
+            /**
+             * Cache Hit Ratio
+             * @description (HIT + STALE + UPDATING + REVALIDATED) / requests with a cache status, 0..1
+             */
+            cache_hit_ratio: number | null;
+            /** Request Time P95 S */
+            request_time_p95_s: number | null;
+            /**
+             * Share 5Xx
+             * @description 5xx / requests that had a status, 0..1
+             */
+            share_5xx: number | null;
             /** Score */
             score: number | null;
             findings: components["schemas"]["FindingCounts"] | null;
@@ -1305,6 +1623,63 @@ export interface components {
              * @enum {string}
              */
             mode: "embedded" | "production";
+        };
+        /**
+         * HostAccessLogRead
+         * @description GET /hosts/{id}/access-log: the host's access-log figures over [start, end).
+         */
+        HostAccessLogRead: {
+            /** Host Id */
+            host_id: number;
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string;
+            /**
+             * End
+             * Format: date-time
+             */
+            end: string;
+            /**
+             * Step S
+             * @description width of each point's bucket
+             */
+            step_s: number;
+            /**
+             * Site
+             * @description the site chosen, null for all sites summed
+             */
+            site: string | null;
+            /**
+             * Points
+             * @description buckets with data, oldest first
+             */
+            points: components["schemas"]["AccessLogPoint"][];
+            totals: components["schemas"]["AccessLogFigures"];
+            /**
+             * Upstreams
+             * @description most attempts first
+             */
+            upstreams: components["schemas"]["UpstreamRead"][];
+            /**
+             * Sites
+             * @description every site of the range, most requests first
+             */
+            sites: components["schemas"]["SiteRead"][];
+            /**
+             * Files
+             * @description the newest files report
+             */
+            files: components["schemas"]["AccessLogFileRead"][];
+            /** Files Reported At */
+            files_reported_at: string | null;
+            missing: components["schemas"]["MissingFigures"];
+            /**
+             * Top Paths
+             * @description null when the agent sent none in the range
+             */
+            top_paths: components["schemas"]["TopPathRead"][] | null;
         };
         /**
          * HostConfigRead
@@ -1366,6 +1741,18 @@ export interface components {
             fds_open: number | null;
             /** Fds Limit */
             fds_limit: number | null;
+            /**
+             * Cache Hit Ratio
+             * @description (HIT + STALE + UPDATING + REVALIDATED) / requests with a cache status, 0..1
+             */
+            cache_hit_ratio: number | null;
+            /** Request Time P95 S */
+            request_time_p95_s: number | null;
+            /**
+             * Share 5Xx
+             * @description 5xx / requests that had a status, 0..1
+             */
+            share_5xx: number | null;
             /** Score */
             score: number | null;
             findings: components["schemas"]["FindingCounts"] | null;
@@ -1408,6 +1795,77 @@ export interface components {
             username: string;
             /** Password */
             password: string;
+        };
+        /**
+         * MissingFigure
+         * @description Why a figure is missing, with what the UI needs to explain it.
+         */
+        MissingFigure: {
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "no_access_log" | "format_lacks_field" | "file_unreadable" | "lines_do_not_match" | "no_traffic";
+            /**
+             * Message
+             * @description one sentence for the banner
+             */
+            message: string;
+            /**
+             * Variable
+             * @description format_lacks_field: the variable, e.g. $upstream_cache_status
+             */
+            variable?: string | null;
+            /**
+             * Formats
+             * @description format_lacks_field: the formats that lack it
+             */
+            formats?: string[];
+            /**
+             * Rule
+             * @description format_lacks_field: the rule whose fix adds it
+             */
+            rule?: string | null;
+            /**
+             * Finding Id
+             * @description that rule's finding in the host's latest analysis, if any
+             */
+            finding_id?: number | null;
+            /**
+             * Finding Key
+             * @description its key, for POST /hosts/{id}/changes/preview
+             */
+            finding_key?: string | null;
+            /**
+             * Path
+             * @description file_unreadable: the file
+             */
+            path?: string | null;
+            /**
+             * File Reason
+             * @description file_unreadable: why
+             */
+            file_reason?: string | null;
+            /**
+             * Sample Line
+             * @description lines_do_not_match: one redacted line
+             */
+            sample_line?: string | null;
+            /**
+             * Sample Format
+             * @description lines_do_not_match: the format it was matched against
+             */
+            sample_format?: string | null;
+        };
+        /**
+         * MissingFigures
+         * @description Per figure, null when it was measured, else why not.
+         */
+        MissingFigures: {
+            hit_ratio: components["schemas"]["MissingFigure"] | null;
+            latency: components["schemas"]["MissingFigure"] | null;
+            upstream_latency: components["schemas"]["MissingFigure"] | null;
+            status: components["schemas"]["MissingFigure"] | null;
         };
         /**
          * PatchOp
@@ -1768,6 +2226,16 @@ export interface components {
             gaps: components["schemas"]["SampleGapRead"][];
         };
         /**
+         * SiteRead
+         * @description A site the host logged in the range, for the site picker.
+         */
+        SiteRead: {
+            /** Site */
+            site: string;
+            /** Requests */
+            requests: number;
+        };
+        /**
          * SnapshotRead
          * @description The config snapshot shown: which dump and when it arrived.
          */
@@ -1804,6 +2272,50 @@ export interface components {
             example_message: string;
             /** Doc Url */
             doc_url: string;
+        };
+        /**
+         * TopPathRead
+         * @description A path among the most frequent or slowest over the range (IDs collapsed to :id).
+         *
+         *     Summed from each interval's top list, so a path below the cut-off in some intervals is
+         *     undercounted; off unless the agent sets access_log_top_paths.
+         */
+        TopPathRead: {
+            /** Site */
+            site: string;
+            /** Path */
+            path: string;
+            /** Requests */
+            requests: number;
+            /** Time Sum S */
+            time_sum_s: number;
+            /** Time Max S */
+            time_max_s: number;
+            /** Time Mean S */
+            time_mean_s: number | null;
+        };
+        /**
+         * UpstreamRead
+         * @description One upstream address over the range (its sites summed, or the chosen site's).
+         */
+        UpstreamRead: {
+            /** Upstream */
+            upstream: string;
+            /** Attempts */
+            attempts: number;
+            /** Errors */
+            errors: number;
+            /**
+             * Error Share
+             * @description errors / attempts, 0..1
+             */
+            error_share: number | null;
+            /** Response Time P50 S */
+            response_time_p50_s: number | null;
+            /** Response Time P95 S */
+            response_time_p95_s: number | null;
+            /** Response Time P99 S */
+            response_time_p99_s: number | null;
         };
         /**
          * UserCreate
@@ -1882,6 +2394,74 @@ export interface components {
             errors?: components["schemas"]["ValidationErrorItem"][];
         };
         /**
+         * AccessLog
+         * @description The access-log aggregates of one sample's interval.
+         */
+        AccessLog: {
+            /** Alpha */
+            alpha: number;
+            /** Files */
+            files?: components["schemas"]["AccessLogFile"][];
+            /** Sites */
+            sites?: components["schemas"]["SiteStats"][];
+            /** Upstreams */
+            upstreams?: components["schemas"]["UpstreamStats"][];
+            /**
+             * Top Paths
+             * @default null
+             */
+            top_paths: components["schemas"]["TopPath"][] | null;
+        };
+        /**
+         * AccessLogFile
+         * @description One access-log target of the config and what reading it gave this interval.
+         */
+        AccessLogFile: {
+            /** Path */
+            path: string;
+            /** Formats */
+            formats?: string[];
+            /** State */
+            state: string;
+            /**
+             * Reason
+             * @default null
+             */
+            reason: string | null;
+            /**
+             * Lines
+             * @default 0
+             */
+            lines: number;
+            /**
+             * Unparsed
+             * @default 0
+             */
+            unparsed: number;
+            /**
+             * Unparsed Sample
+             * @default null
+             */
+            unparsed_sample: string | null;
+            /**
+             * Unparsed Format
+             * @default null
+             */
+            unparsed_format: string | null;
+            /** Missing Fields */
+            missing_fields?: string[];
+            /**
+             * Site Field
+             * @default null
+             */
+            site_field: string | null;
+            /**
+             * Conditional
+             * @default false
+             */
+            conditional: boolean;
+        };
+        /**
          * ActionReport
          * @description One step of an action (a change being applied) as the agent reports it.
          */
@@ -1908,6 +2488,47 @@ export interface components {
             detail?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * CacheCounts
+         * @description `$upstream_cache_status` counts by value (`-`, no cache involved, is not counted).
+         */
+        CacheCounts: {
+            /**
+             * Hit
+             * @default 0
+             */
+            HIT: number;
+            /**
+             * Miss
+             * @default 0
+             */
+            MISS: number;
+            /**
+             * Expired
+             * @default 0
+             */
+            EXPIRED: number;
+            /**
+             * Stale
+             * @default 0
+             */
+            STALE: number;
+            /**
+             * Updating
+             * @default 0
+             */
+            UPDATING: number;
+            /**
+             * Revalidated
+             * @default 0
+             */
+            REVALIDATED: number;
+            /**
+             * Bypass
+             * @default 0
+             */
+            BYPASS: number;
         };
         /**
          * ConfigDump
@@ -2018,6 +2639,21 @@ export interface components {
              * @default null
              */
             load15: number | null;
+        };
+        /**
+         * LogSketch
+         * @description A latency sketch: zero values, and counts per logarithmic bin (docs/access-log.md).
+         */
+        LogSketch: {
+            /**
+             * Zero
+             * @default 0
+             */
+            zero: number;
+            /** Bins */
+            bins?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * MemoryStats
@@ -2181,6 +2817,97 @@ export interface components {
             system: components["schemas"]["SystemStats"] | null;
             /** @default null */
             nginx_processes: components["schemas"]["NginxProcesses"] | null;
+            /** @default null */
+            access_log: components["schemas"]["AccessLog"] | null;
+        };
+        /**
+         * SiteStats
+         * @description One site's figures of the interval; a figure whose variable the format lacks is absent.
+         */
+        SiteStats: {
+            /** Site */
+            site: string;
+            /** Requests */
+            requests: number;
+            /** @default null */
+            status: components["schemas"]["StatusCounts"] | null;
+            /**
+             * Bytes Sent
+             * @default null
+             */
+            bytes_sent: number | null;
+            /**
+             * Get 2Xx
+             * @default null
+             */
+            get_2xx: number | null;
+            /** @default null */
+            cache: components["schemas"]["CacheCounts"] | null;
+            /** @default null */
+            request_time: components["schemas"]["LogSketch"] | null;
+            /** @default null */
+            upstream_time: components["schemas"]["LogSketch"] | null;
+            /**
+             * Upstream Errors
+             * @default null
+             */
+            upstream_errors: number | null;
+        };
+        /**
+         * StatusCounts
+         * @description Requests by status class, and the codes 499, 500, 502, 503, 504 (also in their class).
+         */
+        StatusCounts: {
+            /**
+             * 499
+             * @default 0
+             */
+            499: number;
+            /**
+             * 500
+             * @default 0
+             */
+            500: number;
+            /**
+             * 502
+             * @default 0
+             */
+            502: number;
+            /**
+             * 503
+             * @default 0
+             */
+            503: number;
+            /**
+             * 504
+             * @default 0
+             */
+            504: number;
+            /**
+             * 1Xx
+             * @default 0
+             */
+            "1xx": number;
+            /**
+             * 2Xx
+             * @default 0
+             */
+            "2xx": number;
+            /**
+             * 3Xx
+             * @default 0
+             */
+            "3xx": number;
+            /**
+             * 4Xx
+             * @default 0
+             */
+            "4xx": number;
+            /**
+             * 5Xx
+             * @default 0
+             */
+            "5xx": number;
         };
         /**
          * StubStatus
@@ -2257,6 +2984,47 @@ export interface components {
             } | null;
             /** @default null */
             netstat: components["schemas"]["NetstatStats"] | null;
+        };
+        /**
+         * TopPath
+         * @description One of a site's most frequent or slowest paths of the interval (IDs collapsed).
+         */
+        TopPath: {
+            /** Site */
+            site: string;
+            /** Path */
+            path: string;
+            /** Requests */
+            requests: number;
+            /**
+             * Time Sum
+             * @default 0
+             */
+            time_sum: number;
+            /**
+             * Time Max
+             * @default 0
+             */
+            time_max: number;
+        };
+        /**
+         * UpstreamStats
+         * @description Attempts, failed attempts and attempt times of one upstream address of one site.
+         */
+        UpstreamStats: {
+            /** Site */
+            site: string;
+            /** Upstream */
+            upstream: string;
+            /** Attempts */
+            attempts: number;
+            /**
+             * Errors
+             * @default 0
+             */
+            errors: number;
+            /** @default null */
+            response_time: components["schemas"]["LogSketch"] | null;
         };
         /**
          * PushBody
@@ -3560,6 +4328,159 @@ export interface operations {
                 };
             };
             /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    host_access_log_api_v1_hosts__host_id__access_log_get: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339 with offset; default: end minus the range */
+                start?: string | null;
+                /** @description RFC 3339 with offset; default: now */
+                end?: string | null;
+                /** @description a preset instead of start/end */
+                range?: ("15m" | "1h" | "6h" | "24h" | "7d") | null;
+                /** @description one site; default: all summed */
+                site?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HostAccessLogRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    access_log_summary_api_v1_access_log_summary_get: {
+        parameters: {
+            query?: {
+                /** @description repeat; none: every host */
+                host_id?: number[];
+                /** @description repeat; none: every site */
+                site?: string[];
+                /** @description RFC 3339 with offset; default: end minus the range */
+                start?: string | null;
+                /** @description RFC 3339 with offset; default: now */
+                end?: string | null;
+                /** @description a preset instead of start/end */
+                range?: ("15m" | "1h" | "6h" | "24h" | "7d") | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessLogSummaryRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A host does not exist */
             404: {
                 headers: {
                     [name: string]: unknown;

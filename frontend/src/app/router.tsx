@@ -23,6 +23,7 @@ export const routes = [
     children: [
       { index: true, element: <FleetPage /> },
       { path: "hosts/:hostId", element: <HostPage /> },
+      { path: "hosts/:hostId/traffic", element: <HostPage tab="traffic" /> },
       { path: "hosts/:hostId/config", element: <HostPage tab="config" /> },
       { path: "hosts/:hostId/changes", element: <HostPage tab="changes" /> },
       { path: "findings", element: <TopFindingsPage /> },

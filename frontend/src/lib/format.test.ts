@@ -6,8 +6,10 @@ import {
   formatCompact,
   formatCount,
   formatDateTime,
+  formatLatency,
   formatPercent,
   formatRate,
+  formatRatio,
   formatRelativeTime,
   formatUsage,
 } from "./format";
@@ -83,5 +85,35 @@ describe("times", () => {
     const ms = Date.parse("2026-11-21T09:04:00Z");
     expect(formatAxisTime(ms, 3600_000)).toBe("09:04");
     expect(formatAxisTime(ms, 7 * 86400_000)).toBe("11-21 09:04");
+  });
+});
+
+describe("access-log figures", () => {
+  it("shows a missing ratio or latency as a dash, and a measured zero as zero", () => {
+    for (const fmt of [formatRatio, formatLatency]) {
+      expect(fmt(null)).toBe(MISSING);
+      expect(fmt(undefined)).toBe(MISSING);
+      expect(fmt(Number.NaN)).toBe(MISSING);
+    }
+    expect(formatRatio(0)).toBe("0%");
+    expect(formatLatency(0)).toBe("0 ms");
+  });
+
+  it("shows ratios of 0–1 as percentages, small shares with two decimals", () => {
+    expect(formatRatio(1)).toBe("100.0%");
+    expect(formatRatio(0.8734)).toBe("87.3%");
+    expect(formatRatio(0.8734, 0)).toBe("87%");
+    expect(formatRatio(0.0004)).toBe("0.04%");
+    expect(formatRatio(0.000_001)).toBe("<0.01%");
+  });
+
+  it("shows seconds as milliseconds below a second and seconds above", () => {
+    expect(formatLatency(0.0005)).toBe("0.5 ms");
+    expect(formatLatency(0.001)).toBe("1 ms");
+    expect(formatLatency(0.01234)).toBe("12.3 ms");
+    expect(formatLatency(0.85)).toBe("850 ms");
+    expect(formatLatency(0.9996)).toBe("1 s");
+    expect(formatLatency(1.25)).toBe("1.25 s");
+    expect(formatLatency(95.4)).toBe("95.4 s");
   });
 });

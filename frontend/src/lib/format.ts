@@ -44,6 +44,32 @@ export function formatPercent(value: Maybe, digits = 1): string {
   return `${value.toFixed(digits)}%`;
 }
 
+/**
+ * A ratio on the 0–1 scale as a percentage: "87.3%". Small non-zero shares keep two decimals
+ * ("0.04%") and the tiniest read "<0.01%", so a rare 5xx never shows as "0.0%".
+ */
+export function formatRatio(value: Maybe, digits = 1): string {
+  if (!isNumber(value)) return MISSING;
+  const pct = value * 100;
+  if (pct === 0) return "0%";
+  if (Math.abs(pct) < 0.01) return pct > 0 ? "<0.01%" : ">-0.01%";
+  if (Math.abs(pct) < 1) return `${pct.toFixed(2)}%`;
+  return `${pct.toFixed(digits)}%`;
+}
+
+/**
+ * A duration given in seconds (nginx's $request_time) at a readable unit: "0 ms", "0.5 ms",
+ * "12.3 ms", "850 ms", "1.25 s", "95 s". Three significant digits at most.
+ */
+export function formatLatency(seconds: Maybe): string {
+  if (!isNumber(seconds)) return MISSING;
+  if (seconds === 0) return "0 ms";
+  const ms = trim(seconds * 1000);
+  // 0.9996 s rounds to "1000 ms": past that point seconds read better.
+  if (Math.abs(Number(ms)) < 1000) return `${ms} ms`;
+  return `${trim(seconds)} s`;
+}
+
 /** Binary byte sizes: "512 B", "1.5 KiB", "24 GiB". */
 export function formatBytes(value: Maybe): string {
   if (!isNumber(value)) return MISSING;

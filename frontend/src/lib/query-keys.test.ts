@@ -21,6 +21,9 @@ describe("query keys", () => {
     expect(startsWith(queryKeys.fleet.labels(), queryKeys.fleet.lists())).toBe(false);
     expect(startsWith(queryKeys.hosts.series(7, "1h"), queryKeys.hosts.detail(7))).toBe(true);
     expect(startsWith(queryKeys.hosts.series(7, "1h"), queryKeys.hosts.detail(8))).toBe(false);
+    expect(startsWith(queryKeys.hosts.accessLog(7, "1h", "shop"), queryKeys.hosts.accessLogs(7))).toBe(true);
+    expect(startsWith(queryKeys.hosts.accessLog(7, "1h", null), queryKeys.hosts.accessLogs(8))).toBe(false);
+    expect(startsWith(queryKeys.hosts.series(7, "1h"), queryKeys.hosts.accessLogs(7))).toBe(false);
     expect(startsWith(queryKeys.audit.list(100), queryKeys.audit.all())).toBe(true);
   });
 });

@@ -22,6 +22,11 @@ export const queryKeys = {
     all: () => ["hosts"] as const,
     detail: (hostId: number) => ["hosts", hostId] as const,
     series: (hostId: number, range: TimeRange) => ["hosts", hostId, "series", range] as const,
+    /** Every access-log view of a host (each range and site): what a new sample makes stale. */
+    accessLogs: (hostId: number) => ["hosts", hostId, "access-log"] as const,
+    /** `site` null: all the host's sites together. */
+    accessLog: (hostId: number, range: TimeRange, site: string | null) =>
+      ["hosts", hostId, "access-log", range, { site }] as const,
   },
   users: {
     all: () => ["users"] as const,

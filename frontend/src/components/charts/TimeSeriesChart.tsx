@@ -1,4 +1,5 @@
 /** A time-series panel (lines and stacked areas) with a title, legend and empty state. */
+import type { ReactNode } from "react";
 import {
   Area,
   CartesianGrid,
@@ -16,17 +17,25 @@ import type { ChartMarker, ChartRow, ChartSeries } from "./types";
 
 export interface TimeSeriesChartProps {
   title: string;
+  /** A short line under the title: how the figure is defined. */
+  description?: string;
+  /** Said instead of "No data in this range" when the caller knows why there is none. */
+  emptyMessage?: ReactNode;
   rows: readonly ChartRow[];
   series: readonly ChartSeries[];
   /** Visible time window in ms; fixed so that gaps at either end stay visible. */
   domain: readonly [number, number];
   formatValue: (value: number) => string;
+  /** Value axis labels, when shorter than the tooltip's (e.g. "25%" for "25.0%"). */
+  formatTick?: (value: number) => string;
   /** Draw y = 0 so that "nothing happened" reads as a flat line, not a missing chart. */
   zeroLine?: boolean;
   /** Extra line in the tooltip summing the stacked series (e.g. Active). */
   stackTotalLabel?: string;
   /** Fixed top of the value axis (e.g. 100 for a score); automatic when absent. */
   yMax?: number;
+  /** The automatic top reaches at least this (e.g. 1% for a share that is mostly 0). */
+  yMinTop?: number;
   height?: number;
   /** Vertical lines at given times, labelled (only those inside the domain are drawn). */
   markers?: readonly ChartMarker[];
@@ -57,13 +66,17 @@ function hasData(rows: readonly ChartRow[], series: readonly ChartSeries[]): boo
 /** Render one chart panel, or its "no data in this range" state. */
 export function TimeSeriesChart({
   title,
+  description,
+  emptyMessage = "No data in this range",
   rows,
   series,
   domain,
   formatValue,
+  formatTick = formatValue,
   zeroLine = false,
   stackTotalLabel,
   yMax,
+  yMinTop,
   height = 220,
   markers = [],
 }: TimeSeriesChartProps) {
@@ -71,7 +84,10 @@ export function TimeSeriesChart({
   const stackedKeys = series.filter((s) => s.kind === "stacked-area").map((s) => s.key);
   return (
     <figure className="chart-panel" aria-label={title}>
-      <figcaption className="chart-title">{title}</figcaption>
+      <figcaption className="chart-title">
+        {title}
+        {description ? <span className="chart-description">{description}</span> : null}
+      </figcaption>
       {hasData(rows, series) ? (
         <ResponsiveContainer width="100%" height={height}>
           <ComposedChart data={[...rows]} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
@@ -88,11 +104,14 @@ export function TimeSeriesChart({
               fontSize={11}
             />
             <YAxis
-              tickFormatter={(v: number) => formatValue(v)}
+              tickFormatter={(v: number) => formatTick(v)}
               stroke="var(--muted)"
               fontSize={11}
               width={64}
-              domain={[0, yMax ?? "auto"]}
+              domain={[
+                0,
+                yMax ?? (yMinTop === undefined ? "auto" : (dataMax: number) => Math.max(dataMax, yMinTop)),
+              ]}
             />
             <Tooltip
               labelFormatter={(ms) => formatDateTime(Number(ms))}
@@ -179,7 +198,7 @@ export function TimeSeriesChart({
         </ResponsiveContainer>
       ) : (
         <p className="chart-empty" style={{ height }}>
-          No data in this range
+          {emptyMessage}
         </p>
       )}
       <ChartLegend series={series} />

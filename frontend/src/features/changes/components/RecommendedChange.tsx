@@ -20,6 +20,8 @@ interface RecommendedChangeProps {
   findings: readonly Finding[];
   /** Operators and admins may propose and approve; viewers only see the diff. */
   canPropose: boolean;
+  /** Said instead of "Operators and admins can propose…" when proposing is not possible for another reason. */
+  viewOnlyNote?: string;
   onClose: () => void;
 }
 
@@ -206,7 +208,14 @@ function Actions({
   );
 }
 
-export function RecommendedChange({ hostId, snapshotId, findings, canPropose, onClose }: RecommendedChangeProps) {
+export function RecommendedChange({
+  hostId,
+  snapshotId,
+  findings,
+  canPropose,
+  viewOnlyNote = "Operators and admins can propose and approve this change.",
+  onClose,
+}: RecommendedChangeProps) {
   const keys = useMemo(() => findings.map((f) => f.key), [findings]);
   const [drafts, setDrafts] = useState<Drafts>({});
   const settledDrafts = useDebounced(drafts, ADJUST_DEBOUNCE_MS);
@@ -266,7 +275,7 @@ export function RecommendedChange({ hostId, snapshotId, findings, canPropose, on
               <Actions hostId={hostId} keys={keys} overrides={overrides} ready={!checking && empty.length === 0} />
             ) : null
           ) : (
-            <p className="muted">Operators and admins can propose and approve this change.</p>
+            <p className="muted">{viewOnlyNote}</p>
           )}
         </>
       ) : null}

@@ -1,5 +1,6 @@
 /** The host page's Config tab: score, files of the dump with findings at their lines, findings list. */
 import { useEffect, useMemo, useRef, useState } from "react";
+import { useSearchParams } from "react-router";
 import { EmptyState, ErrorState, Loading } from "../../../components/ui/states";
 import { RecommendedChange } from "../../changes/components/RecommendedChange";
 import { useAcks } from "../api/acks";
@@ -92,10 +93,16 @@ function ConfigView({
   const analysis: ConfigAnalysis | null = config.analysis?.status === "ok" ? config.analysis : null;
   const findings = analysis?.findings ?? NO_FINDINGS;
   const acks = useAcks();
-  const [filter, setFilter] = useState<FindingFilter>({ severities: new Set(SEVERITIES), showMuted: false });
-  const [selectedPath, setSelectedPath] = useState<string | undefined>(config.files[0]?.path);
-  const [selectedKey, setSelectedKey] = useState<string | undefined>();
-  const [selectedLine, setSelectedLine] = useState<number | undefined>();
+  // A link may name the finding to open (`?finding=KEY`, e.g. from the Traffic tab's banners).
+  const [params] = useSearchParams();
+  const [linked] = useState(() => findings.find((f) => f.key === params.get("finding")));
+  const [filter, setFilter] = useState<FindingFilter>({
+    severities: new Set(SEVERITIES),
+    showMuted: linked?.muted ?? false,
+  });
+  const [selectedPath, setSelectedPath] = useState<string | undefined>(linked?.file ?? config.files[0]?.path);
+  const [selectedKey, setSelectedKey] = useState<string | undefined>(linked?.key);
+  const [selectedLine, setSelectedLine] = useState<number | undefined>(linked?.line);
   // The findings whose recommended change is open, and those ticked to be fixed together.
   const [changeKeys, setChangeKeys] = useState<string[] | null>(null);
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());

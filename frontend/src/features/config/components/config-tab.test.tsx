@@ -50,6 +50,18 @@ describe("config tab", () => {
     );
   });
 
+  it("opens the finding a link names (?finding=KEY) at its line", async () => {
+    const gzip = finding({ id: 2, rule: "C-gzip", severity: "info", category: "compression", line: 6 });
+    server.reply("GET", "/api/v1/hosts/7/config", {
+      status: 200,
+      body: hostConfig({ analysis: analysis([finding(), gzip]) }),
+    });
+    renderApp(`/hosts/7/config?finding=${encodeURIComponent(gzip.key)}`, server.origin);
+    const detail = await screen.findByRole("article", { name: "selected finding" });
+    expect(within(detail).getByRole("heading", { name: "C-gzip" })).toBeInTheDocument();
+    expect(codeLine(6)).toHaveClass("selected");
+  });
+
   it("says in which blocks a finding is", async () => {
     const nested = finding({
       id: 3,

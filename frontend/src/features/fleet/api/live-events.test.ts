@@ -1,8 +1,10 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
 import { queryKeys } from "../../../lib/query-keys";
+import { fleetHost, seriesPoint } from "../../../test/factories";
+import { createRefreshGate } from "../../access-log/api/live-refresh";
 import { analysisKeys } from "../../config/api/keys";
-import { onChangeEvent } from "./live-events";
+import { onChangeEvent, onSample } from "./live-events";
 
 /** A client holding one cached value under each key, none of them stale yet. */
 function clientWith(keys: readonly (readonly unknown[])[]): QueryClient {
@@ -46,5 +48,31 @@ describe("live change events", () => {
     onChangeEvent(client, "not json");
     expect(invalidated(client, queryKeys.changes.detail(5))).toBe(true);
     expect(invalidated(client, analysisKeys.config(7))).toBe(false);
+  });
+});
+
+describe("live sample events and access-log views", () => {
+  const keys = [
+    queryKeys.hosts.accessLog(7, "15m", null),
+    queryKeys.hosts.accessLog(7, "1h", "shop.example.com"),
+    queryKeys.hosts.accessLog(7, "24h", null),
+    queryKeys.hosts.accessLog(8, "1h", null),
+  ];
+  const sample = (hostId: number) =>
+    JSON.stringify({ host_id: hostId, fleet_host: fleetHost({ id: hostId }), point: seriesPoint() });
+
+  it("refetches the host's short-range views, not its long ones nor other hosts'", () => {
+    const client = clientWith(keys);
+    onSample(client, sample(7), createRefreshGate());
+    expect(invalidated(client, queryKeys.hosts.accessLog(7, "15m", null))).toBe(true);
+    expect(invalidated(client, queryKeys.hosts.accessLog(7, "1h", "shop.example.com"))).toBe(true);
+    expect(invalidated(client, queryKeys.hosts.accessLog(7, "24h", null))).toBe(false);
+    expect(invalidated(client, queryKeys.hosts.accessLog(8, "1h", null))).toBe(false);
+  });
+
+  it("lets the gate hold back a refetch of the same host", () => {
+    const client = clientWith(keys);
+    onSample(client, sample(7), () => false);
+    expect(invalidated(client, queryKeys.hosts.accessLog(7, "15m", null))).toBe(false);
   });
 });

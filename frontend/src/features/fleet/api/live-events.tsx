@@ -3,6 +3,7 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, createContext, useContext, useEffect, useState } from "react";
 import type { FleetHost, HostDetail, Series } from "../../../api/types";
 import { queryKeys } from "../../../lib/query-keys";
+import { type RefreshGate, createRefreshGate, isLiveAccessLogKey } from "../../access-log/api/live-refresh";
 import { analysisKeys } from "../../config/api/keys";
 import {
   LIVE_RANGES,
@@ -26,7 +27,8 @@ export function useLiveStatus(): LiveStatus {
   return useContext(LiveStatusContext);
 }
 
-function onSample(queryClient: QueryClient, data: string) {
+/** A host pushed a sample: its fleet row, detail and live series take it in place. */
+export function onSample(queryClient: QueryClient, data: string, accessLogGate: RefreshGate) {
   const event = parseSampleEvent(data);
   if (!event) return;
   queryClient.setQueriesData<FleetHost[]>({ queryKey: queryKeys.fleet.lists() }, (list) =>
@@ -39,6 +41,13 @@ function onSample(queryClient: QueryClient, data: string) {
     queryClient.setQueryData<Series>(queryKeys.hosts.series(event.host_id, range), (series) =>
       appendPoint(series, event.point, range),
     );
+  }
+  // Short ranges follow the samples (long ones poll); only the views on screen refetch.
+  if (accessLogGate(event.host_id, Date.now())) {
+    void queryClient.invalidateQueries({
+      queryKey: queryKeys.hosts.accessLogs(event.host_id),
+      predicate: (query) => isLiveAccessLogKey(query.queryKey),
+    });
   }
 }
 
@@ -79,6 +88,7 @@ export function LiveEventsProvider({ enabled, children }: { enabled: boolean; ch
     let retryMs = RETRY_MIN_MS;
     let hadConnection = false;
     let stopped = false;
+    const accessLogGate = createRefreshGate();
 
     const connect = () => {
       setStatus(hadConnection ? "reconnecting" : "connecting");
@@ -104,7 +114,9 @@ export function LiveEventsProvider({ enabled, children }: { enabled: boolean; ch
           retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
         }
       };
-      source.addEventListener("sample", (e) => onSample(queryClient, (e as MessageEvent<string>).data));
+      source.addEventListener("sample", (e) =>
+        onSample(queryClient, (e as MessageEvent<string>).data, accessLogGate),
+      );
       source.addEventListener("host", (e) => onHostChanged(queryClient, (e as MessageEvent<string>).data));
       source.addEventListener("change", (e) => onChangeEvent(queryClient, (e as MessageEvent<string>).data));
       // The server ends the stream when the session ends (logout elsewhere, user disabled or

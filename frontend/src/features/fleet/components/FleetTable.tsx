@@ -15,6 +15,7 @@ import {
 import type { LabelPair } from "../../../lib/labels";
 import { type SortState, nextSort, sortRows } from "../../../lib/sort";
 import { useNow } from "../../../lib/use-now";
+import { AccessLogCells, HIT_RATIO_TITLE, P95_TITLE, SHARE_5XX_TITLE } from "./AccessLogCells";
 import { AnalysisCells } from "./AnalysisCells";
 import { FLEET_SORT_ACCESSORS, type FleetColumn, initialDirection } from "./fleet-columns";
 
@@ -28,8 +29,8 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
   const now = useNow();
   const rows = useMemo(() => sortRows(hosts, FLEET_SORT_ACCESSORS, sort), [hosts, sort]);
   const onSort = (column: FleetColumn) => setSort((s) => nextSort(s, column, initialDirection(column)));
-  const header = (column: FleetColumn, label: string, numeric = true) => (
-    <SortableHeader column={column} label={label} sort={sort} onSort={onSort} numeric={numeric} />
+  const header = (column: FleetColumn, label: string, numeric = true, title?: string) => (
+    <SortableHeader column={column} label={label} sort={sort} onSort={onSort} numeric={numeric} title={title} />
   );
 
   return (
@@ -47,6 +48,9 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
             {header("active", "Active")}
             {header("waiting", "Waiting")}
             {header("drops_per_s", "Drops/s")}
+            {header("cache_hit_ratio", "Hit ratio", true, HIT_RATIO_TITLE)}
+            {header("request_time_p95_s", "p95", true, P95_TITLE)}
+            {header("share_5xx", "5xx", true, SHARE_5XX_TITLE)}
             {header("cpu_pct", "CPU")}
             {header("mem_used_pct", "Memory")}
             {header("fds", "FDs")}
@@ -70,6 +74,7 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
               <td className="num">{formatCount(host.active)}</td>
               <td className="num">{formatCount(host.waiting)}</td>
               <td className={`num${(host.drops_per_s ?? 0) > 0 ? " alarm" : ""}`}>{formatRate(host.drops_per_s)}</td>
+              <AccessLogCells host={host} />
               <td className="num">{formatPercent(host.cpu_pct)}</td>
               <td className="num">{formatPercent(host.mem_used_pct)}</td>
               <td className="num">{formatUsage(host.fds_open, host.fds_limit)}</td>

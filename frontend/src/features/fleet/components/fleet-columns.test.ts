@@ -46,3 +46,30 @@ describe("fleet config score columns", () => {
     expect(sorted.map((h) => h.id)).toEqual([2, 3, 1]);
   });
 });
+
+describe("fleet access-log columns", () => {
+  const measured = (id: number, hitRatio: number | null, p95: number | null, share5xx: number | null) =>
+    fleetHost({ id, cache_hit_ratio: hitRatio, request_time_p95_s: p95, share_5xx: share5xx });
+  const hosts = [
+    measured(1, 0.9, 0.05, 0),
+    measured(2, null, null, null),
+    measured(3, 0.2, 0.4, 0.03),
+    measured(4, 0.6, 0.01, 0.001),
+  ];
+  const firstClick = (key: "cache_hit_ratio" | "request_time_p95_s" | "share_5xx") =>
+    sortRows(hosts, FLEET_SORT_ACCESSORS, { key, direction: initialDirection(key) }).map((h) => h.id);
+
+  it("puts the lowest hit ratio first on the first click, hosts not measured last", () => {
+    expect(firstClick("cache_hit_ratio")).toEqual([3, 4, 1, 2]);
+  });
+
+  it("puts the slowest p95 and the most 5xx first, hosts not measured last", () => {
+    expect(firstClick("request_time_p95_s")).toEqual([3, 1, 4, 2]);
+    expect(firstClick("share_5xx")).toEqual([3, 4, 1, 2]);
+  });
+
+  it("keeps hosts not measured last when the order is flipped", () => {
+    const flipped = sortRows(hosts, FLEET_SORT_ACCESSORS, { key: "cache_hit_ratio", direction: "desc" });
+    expect(flipped.map((h) => h.id)).toEqual([1, 4, 3, 2]);
+  });
+});

@@ -15,7 +15,10 @@ export type FleetColumn =
   | "last_seen_at"
   | "score"
   | "errors"
-  | "warnings";
+  | "warnings"
+  | "cache_hit_ratio"
+  | "request_time_p95_s"
+  | "share_5xx";
 
 /** Worst first when sorted ascending, so trouble comes to the top with one click. */
 const STATUS_ORDER: Record<HostStatus, number> = { down: 0, stale: 1, new: 2, up: 3 };
@@ -36,12 +39,20 @@ export const FLEET_SORT_ACCESSORS: Record<FleetColumn, (host: FleetHost) => Sort
   score: (h) => h.score,
   errors: (h) => h.findings?.error,
   warnings: (h) => h.findings?.warning,
+  // From the access log over the last 15 minutes; null when not measured (sorted last).
+  cache_hit_ratio: (h) => h.cache_hit_ratio,
+  request_time_p95_s: (h) => h.request_time_p95_s,
+  share_5xx: (h) => h.share_5xx,
 };
+
+/** Columns whose worst value is the lowest. */
+const LOWEST_FIRST: ReadonlySet<FleetColumn> = new Set(["hostname", "status", "score", "cache_hit_ratio"]);
 
 /**
  * Figures start with the biggest value; names and statuses start at the top of the order; the
- * score starts at the lowest, so that in every case the first click puts the worst first.
+ * score and the cache hit ratio start at the lowest, so that in every case the first click puts
+ * the worst first.
  */
 export function initialDirection(column: FleetColumn): SortDirection {
-  return column === "hostname" || column === "status" || column === "score" ? "asc" : "desc";
+  return LOWEST_FIRST.has(column) ? "asc" : "desc";
 }

@@ -1,4 +1,7 @@
-/** Host page (/hosts/:id, /hosts/:id/config, /hosts/:id/changes): header, labels, then one tab. */
+/**
+ * Host page (/hosts/:id, /hosts/:id/traffic, /hosts/:id/config, /hosts/:id/changes): header,
+ * labels, then one tab.
+ */
 import { Suspense, lazy, useMemo } from "react";
 import { Link, NavLink, useParams, useSearchParams } from "react-router";
 import type { TimeRange } from "../../../api/types";
@@ -27,8 +30,9 @@ const HostCharts = lazy(() => import("./HostCharts"));
 // The config view carries the syntax highlighter; it loads only when its tab is opened.
 const ConfigTab = lazy(() => import("../../config/components/ConfigTab"));
 const HostChangesTab = lazy(() => import("../../changes/components/HostChangesTab"));
+const TrafficTab = lazy(() => import("../../access-log/components/TrafficTab"));
 
-export type HostTab = "metrics" | "config" | "changes";
+export type HostTab = "metrics" | "traffic" | "config" | "changes";
 
 // Enough to cover every change of a 7-day range on a busy host.
 const CHART_CHANGES_LIMIT = 200;
@@ -80,6 +84,7 @@ function HostTabs({ hostId, search }: { hostId: number; search: string }) {
       <NavLink to={{ pathname: `/hosts/${hostId}`, search }} end>
         Metrics
       </NavLink>
+      <NavLink to={{ pathname: `/hosts/${hostId}/traffic`, search }}>Traffic</NavLink>
       <NavLink to={{ pathname: `/hosts/${hostId}/config`, search }}>Config</NavLink>
       <NavLink to={{ pathname: `/hosts/${hostId}/changes`, search }}>Changes</NavLink>
     </nav>
@@ -103,11 +108,13 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
 
   const detail = host.data;
   const isOperator = hasRole(me.data?.role, "operator");
-  const setRange = (next: TimeRange) => {
+  const setParam = (name: string, value: string | null) => {
     const updated = new URLSearchParams(params);
-    updated.set("range", next);
+    if (value === null) updated.delete(name);
+    else updated.set(name, value);
     setParams(updated, { replace: true });
   };
+  const setRange = (next: TimeRange) => setParam("range", next);
 
   return (
     <section aria-labelledby="host-title">
@@ -158,6 +165,18 @@ export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
       ) : tab === "changes" ? (
         <Suspense fallback={<Loading what="Loading the changes" />}>
           <HostChangesTab hostId={hostId} applyAllowed={detail.apply_allowed} />
+        </Suspense>
+      ) : tab === "traffic" ? (
+        <Suspense fallback={<Loading what="Loading the traffic view" />}>
+          <TrafficTab
+            hostId={hostId}
+            range={range}
+            onRangeChange={setRange}
+            site={params.get("site")}
+            onSiteChange={(site) => setParam("site", site)}
+            canPropose={isOperator}
+            applyAllowed={detail.apply_allowed}
+          />
         </Suspense>
       ) : (
         <>
