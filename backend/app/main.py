@@ -15,6 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from app.access_log.router import router as access_log_router
 from app.agents.router import router as agents_router
 from app.agents.schemas import PushBody
 from app.api.client_address import trusted_proxies
@@ -142,6 +143,7 @@ def create_app() -> FastAPI:
         enrollment_router,
         hosts_router,
         metrics_router,
+        access_log_router,
         configs_router,
         findings_router,
         changes_router,

@@ -1,5 +1,13 @@
 """Every ORM model, imported so that Base.metadata is complete (Alembic, tests)."""
 
+from app.access_log.models import (
+    AccessLogFiles,
+    AccessLogRecent,
+    LogStats,
+    LogStatsRollup,
+    LogUpstreamRollup,
+    LogUpstreamStats,
+)
 from app.audit.models import AuditEntry
 from app.auth.models import LoginAttempts, UserSession
 from app.changes.models import Change, ChangeEvent, Rollout
@@ -12,6 +20,8 @@ from app.metrics.models import Sample, SampleGap, SampleRollup
 from app.users.models import Role, User
 
 __all__ = [
+    "AccessLogFiles",
+    "AccessLogRecent",
     "Ack",
     "AuditEntry",
     "Base",
@@ -23,6 +33,10 @@ __all__ = [
     "Finding",
     "Host",
     "HostFacts",
+    "LogStats",
+    "LogStatsRollup",
+    "LogUpstreamRollup",
+    "LogUpstreamStats",
     "LoginAttempts",
     "Role",
     "Rollout",

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from app.access_log.ingest import store_access_logs
 from app.agents import service
 from app.agents.errors import UNKNOWN_TOKEN, HostTokenError
 from app.agents.ingest import (
@@ -36,7 +37,7 @@ from app.configs.models import ConfigAnalysis
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
 from app.core.errors import ServiceError
-from app.hosts.fleet import FLEET_ANALYSIS_COLUMNS
+from app.hosts.fleet import FLEET_ANALYSIS_COLUMNS, recent_log_columns
 from app.hosts.models import Host
 from app.metrics.rates import CounterReading
 from app.metrics.samples import fill_rates, insert_rows_of_hosts, reading_of, sample_row
@@ -190,7 +191,11 @@ def _latest_analyses(session: Session, host_ids: set[int]) -> dict[int, dict[str
 
 
 def _committed(
-    append: _Append, inserted: set[int], analysis: dict[str, Any] | None, now: datetime
+    append: _Append,
+    inserted: set[int],
+    analysis: dict[str, Any] | None,
+    access_log: dict[str, Any] | None,
+    now: datetime,
 ) -> Committed:
     """The reply, live event and late rollup of one stored append (`inserted`: its host's seqs)."""
     return committed_push(
@@ -201,6 +206,7 @@ def _committed(
         gaps_stored=0,
         known_config_hash=append.host.config_hash,
         analysis=analysis,
+        access_log=access_log,
         now=now,
     )
 
@@ -208,17 +214,34 @@ def _committed(
 def _store_appends(session: Session, appends: list[_Append], now: datetime) -> list[Committed]:
     """Insert every append's rows, update their hosts and commit, all at once."""
     inserted = insert_rows_of_hosts(session, [row for append in appends for row in append.rows])
+    store_access_logs(
+        session,
+        (
+            (append.host.id, sample)
+            for append in appends
+            for sample in append.payload.samples
+            if (append.host.id, sample.seq) in inserted
+        ),
+    )
     # The last append of a host holds its newest status; updating in id order keeps two
     # processes that update the same hosts from deadlocking.
     statuses = {append.host.id: _host_status(append, now) for append in appends}
     session.execute(_HOST_STATUS_UPDATE, [statuses[host_id] for host_id in sorted(statuses)])
-    analyses = _latest_analyses(session, {host_id for host_id, _seq in inserted})
+    pushed = {host_id for host_id, _seq in inserted}
+    analyses = _latest_analyses(session, pushed)
+    logs = recent_log_columns(session, pushed)
     session.commit()
     inserted_of_host: dict[int, set[int]] = defaultdict(set)
     for host_id, seq in inserted:
         inserted_of_host[host_id].add(seq)
     return [
-        _committed(append, inserted_of_host[append.host.id], analyses.get(append.host.id), now)
+        _committed(
+            append,
+            inserted_of_host[append.host.id],
+            analyses.get(append.host.id),
+            logs.get(append.host.id),
+            now,
+        )
         for append in appends
     ]
 

@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from app.access_log.ingest import store_access_logs
+from app.access_log.rollups import LOG_MINUTE_LOOKBACK
 from app.agents.errors import AgentMismatchError
 from app.agents.schemas import HostFacts as PushedFacts
 from app.agents.schemas import PushPayload, PushReply
@@ -27,7 +29,7 @@ from app.configs.analyzer import current_snapshot_id
 from app.configs.tasks import enqueue_analysis
 from app.core import pubsub
 from app.core.config import get_settings
-from app.hosts.fleet import build_fleet_host, latest_analysis_columns
+from app.hosts.fleet import build_fleet_host, latest_analysis_columns, recent_log_columns
 from app.hosts.models import Host, HostFacts
 from app.metrics.fields import CHARTED_FIELDS
 from app.metrics.gaps import store_gaps
@@ -41,8 +43,9 @@ log = logging.getLogger(__name__)
 
 _hosts = table_of(Host)
 _facts = table_of(HostFacts)
-# Samples older than this missed the periodic rollup window and get a rollup of their own.
-LATE_SAMPLE_AGE = MINUTE_LOOKBACK - timedelta(minutes=1)
+# Samples older than this missed the periodic rollup window (the shorter one of the samples'
+# and of their access-log figures) and get a rollup of their own.
+LATE_SAMPLE_AGE = min(MINUTE_LOOKBACK, LOG_MINUTE_LOOKBACK) - timedelta(minutes=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,7 @@ def live_event(
     host_fields: dict[str, Any],
     analysis: dict[str, Any] | None,
     now: datetime,
+    access_log: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The `sample` event of docs/http-api.md for the newest accepted sample."""
     nginx_version = payload.facts.nginx_version if payload.facts else None
@@ -96,6 +100,7 @@ def live_event(
         now=now,
         push_interval_s=get_settings().push_interval_s,
         analysis=analysis,
+        access_log=access_log,
     )
     point = SeriesPoint(ts=newest["ts"], **{name: newest[name] for name in CHARTED_FIELDS})
     return {
@@ -143,12 +148,13 @@ def committed_push(
     actions: list[dict[str, Any]] | None = None,
     moved_changes: Sequence[Change] = (),
     push_sooner: bool | None = None,
+    access_log: dict[str, Any] | None = None,
 ) -> Committed:
     """The reply and live event of a push whose rows are committed (`inserted`: new seqs).
 
     The one place both ingest paths build what the agent and the UI are told. `push_sooner`
     (a change in flight after this push) defaults to what was known when the host was
-    authenticated."""
+    authenticated. `access_log`: the host's recent access-log figures for the fleet row."""
     accepted = [row for row in rows if row["seq"] in inserted]
     event = None
     if accepted:
@@ -160,7 +166,7 @@ def committed_push(
             "stub_status_available": newest["stub_status_available"],
             "stub_status_error": stub_status_error(newest),
         }
-        event = live_event(host, payload, newest, status_fields, analysis, now)
+        event = live_event(host, payload, newest, status_fields, analysis, now, access_log)
     reply = PushReply(
         accepted=len(accepted),
         duplicates=len(rows) - len(accepted),
@@ -201,6 +207,9 @@ def _store(
             newest_reading=host.newest_reading,
         )
         rows, inserted = stored.rows, stored.inserted
+        store_access_logs(
+            session, ((host.id, sample) for sample in payload.samples if sample.seq in inserted)
+        )
         newest = rows[-1]
         if host.newest_seq is None or newest["seq"] > host.newest_seq:
             host_fields.update(
@@ -247,6 +256,7 @@ def _store(
         gaps_stored=gaps_stored,
         known_config_hash=stored_hash,
         analysis=latest_analysis_columns(session, host.id) if inserted else None,
+        access_log=recent_log_columns(session, {host.id}).get(host.id) if inserted else None,
         now=now,
         new_snapshot_id=new_snapshot_id,
         reanalyze_snapshot_id=reanalyze_snapshot_id,

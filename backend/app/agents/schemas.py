@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.agents.access_log_schemas import AccessLog
 from app.agents.labels import Labels
 from app.core.config import get_settings
 from app.core.db import utcnow
@@ -221,6 +222,8 @@ class Sample(_AgentModel):
     stub_status: StubStatus
     system: SystemStats | None = None
     nginx_processes: NginxProcesses | None = None
+    # Aggregates of the access logs read during the interval (docs/access-log.md, section 2).
+    access_log: AccessLog | None = None
 
 
 class HostFacts(_AgentModel):

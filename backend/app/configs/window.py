@@ -12,12 +12,19 @@ from nginx_fleet_analyzer.facts import MetricsWindow
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.access_log.figures import cached_requests, hit_ratio
+from app.access_log.window import window_counters
 from app.hosts.models import HostFacts
 from app.metrics.models import Sample
 
 WINDOW = timedelta(hours=1)
 # A p95 needs at least 20 samples to stand for the top 5% rather than the single highest one.
 MIN_P95_SAMPLES = 20
+# C-hit-ratio judges a cache only over this many requests with a cache status in the hour: the
+# few MISSes after a restart or a purge, or a cache nobody uses yet, are no ratio to act on.
+MIN_CACHED_REQUESTS = 100
+# C-microcache likewise wants this many logged requests before calling them "mostly GET 2xx".
+MIN_LOGGED_REQUESTS = 100
 
 
 def counter_growth(values: Sequence[int | None]) -> float | None:
@@ -92,11 +99,26 @@ def nginx_cpu_shares(
     return [], None
 
 
+def log_ratios(counters: Mapping[str, int | None]) -> dict[str, float | None]:
+    """cache_hit_ratio and status_2xx_get_ratio of summed access-log counters, each None below
+    its minimum of requests (or when the log format does not record what it needs)."""
+    cached = cached_requests(counters) or 0
+    logged = counters["get_2xx_requests"] or 0
+    get_2xx = counters["get_2xx"]
+    return {
+        "cache_hit_ratio": hit_ratio(counters) if cached >= MIN_CACHED_REQUESTS else None,
+        "status_2xx_get_ratio": (
+            get_2xx / logged if get_2xx is not None and logged >= MIN_LOGGED_REQUESTS else None
+        ),
+    }
+
+
 def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsWindow | None:
     """Figures over the hour before `now`; None when the host sent no sample in it.
 
-    Cache hit ratio, upstream request rates and status ratios are not collected yet, so they
-    stay None and the rules that need them stay silent."""
+    The cache hit ratio and the share of GET/HEAD 2xx come from the access logs; upstream
+    request rates are not collected yet, so they stay None and the rules that need them stay
+    silent."""
     rows = session.execute(
         select(
             Sample.active,
@@ -120,6 +142,8 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
     accepts, handled = paired_growth([(row.accepts, row.handled) for row in rows])
     cpu_count = session.scalar(select(HostFacts.cpu_count).where(HostFacts.host_id == host_id))
     shares, source = nginx_cpu_shares([row.extra for row in rows], cpu_count)
+    logs = window_counters(session=session, host_id=host_id, start=now - WINDOW, end=now)
+    ratios = log_ratios(logs)
     return MetricsWindow(
         peak_active=float(max(active)) if active else None,
         avg_active=_mean(active),
@@ -135,4 +159,6 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
         nginx_cpu_pct_mean=_mean(shares),
         nginx_cpu_pct_p95=percentile(shares, 0.95),
         nginx_cpu_source=source,
+        cache_hit_ratio=ratios["cache_hit_ratio"],
+        status_2xx_get_ratio=ratios["status_2xx_get_ratio"],
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.agents.labels import Labels
 from app.configs.schemas import FindingCounts
@@ -35,6 +35,12 @@ class FleetHost(BaseModel):
     mem_used_pct: float | None
     fds_open: int | None
     fds_limit: int | None
+    # From the access logs over the last 15 minutes (app.access_log); null when not measured.
+    cache_hit_ratio: float | None = Field(
+        description="(HIT + STALE + UPDATING + REVALIDATED) / requests with a cache status, 0..1"
+    )
+    request_time_p95_s: float | None
+    share_5xx: float | None = Field(description="5xx / requests that had a status, 0..1")
     # From the host's latest config analysis, muted findings left out; null before one.
     score: int | None
     findings: FindingCounts | None

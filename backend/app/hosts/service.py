@@ -19,6 +19,7 @@ from app.hosts.fleet import (
     build_fleet_host,
     fleet_query,
     host_columns,
+    log_columns,
     sample_columns,
 )
 from app.hosts.models import Host, HostFacts
@@ -64,6 +65,7 @@ def list_fleet(*, session: Session, label_filters: LabelFilter, now: datetime) -
                 now=now,
                 push_interval_s=interval,
                 analysis=analysis_columns(row._mapping),
+                access_log=log_columns(row._mapping),
             )
         )
     return fleet
@@ -91,6 +93,7 @@ def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDet
         now=now,
         push_interval_s=get_settings().push_interval_s,
         analysis=analysis_columns(row._mapping),
+        access_log=log_columns(row._mapping),
     )
     facts = session.scalar(select(HostFacts.facts).where(HostFacts.host_id == host_id))
     # A reset past its window admits nobody any more: it is shown as no reset at all.

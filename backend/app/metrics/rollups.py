@@ -1,4 +1,6 @@
-"""1-minute rollups from raw samples, 1-hour rollups from 1-minute ones, and retention."""
+"""1-minute rollups from raw samples, 1-hour rollups from 1-minute ones, and retention.
+
+The access-log figures (app.access_log.rollups) are rolled up and expired in the same runs."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from sqlalchemy import and_, delete, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from app.access_log.rollups import apply_log_retention, rollup_logs, rollup_recent_logs
+from app.core.db import utcnow
 from app.metrics.bucketing import SeriesSource
 from app.metrics.fields import CHARTED_FIELDS, MAX_FIELDS
 from app.metrics.models import Sample, SampleGap, SampleRollup
@@ -103,6 +107,7 @@ def rollup_recent(*, session: Session, now: datetime) -> tuple[int, int]:
     hours = _upsert_rollups(
         session, resolution=SeriesSource.hour, start=hour_start, end=now, host_id=None
     )
+    rollup_recent_logs(session, now=now)
     session.commit()
     return minutes, hours
 
@@ -119,6 +124,7 @@ def rollup_range(*, session: Session, host_id: int, start: datetime, end: dateti
     _upsert_rollups(
         session, resolution=SeriesSource.hour, start=hour_start, end=hour_end, host_id=host_id
     )
+    rollup_logs(session, start=minute_start, end=minute_end, now=utcnow(), host_id=host_id)
     session.commit()
 
 
@@ -143,5 +149,7 @@ def apply_retention(
         # A gap explains a hole in a chart; kept as long as the coarsest chart data.
         "gaps": session.execute(delete(_gaps).where(_gaps.c.to_ts < now - retention.hour)),
     }
+    counts = {name: int(getattr(result, "rowcount", 0) or 0) for name, result in removed.items()}
+    counts.update(apply_log_retention(session, now=now, retention=retention))
     session.commit()
-    return {name: int(getattr(result, "rowcount", 0) or 0) for name, result in removed.items()}
+    return counts

@@ -151,6 +151,8 @@ PAGE_AND_AGENT_REQUESTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/api/v1/hosts/1", None),
     ("PATCH", "/api/v1/hosts/1", {"labels": {}}),
     ("GET", "/api/v1/hosts/1/series", None),
+    ("GET", "/api/v1/hosts/1/access-log", None),
+    ("GET", "/api/v1/access-log/summary", None),
     ("GET", "/api/v1/findings/top", None),
     ("POST", "/api/v1/acks", {"rule": "gzip", "reason": "known issue"}),
     ("GET", "/api/v1/users", None),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import schemathesis
+from app.access_log.models import AccessLogFiles
 from app.auth.cookies import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE
 from app.configs.analyzer import analyze_snapshot
 from app.core.config import get_settings
@@ -32,10 +33,11 @@ from schemathesis.specs.openapi.checks import (
 )
 from sqlalchemy import text
 
+from tests.access_log.factories import insert_log_rows, log_file, log_row, sketch_json
 from tests.configs.factories import BROKEN_DUMP, add_counter_samples, host_with_config, set_facts
 from tests.conftest import LoginAs
 
-# Examples per operation: the 26 operations take about 1.5 minutes on a 2-core machine.
+# Examples per operation: the 41 operations take about 3 minutes on a 2-core machine.
 MAX_EXAMPLES = 200
 CHECKS = [
     not_a_server_error,
@@ -61,6 +63,7 @@ def signed_in(login_as: LoginAs) -> dict[str, Any]:
     host, snapshot_id = host_with_config()
     set_facts(host.id, {"nginx_version": "1.22.1", "cpu_count": 2, "custom": {"a": [1, 2]}})
     add_counter_samples(host.id, [(100, 100), (160, 160), (220, 219)])
+    _add_access_log(host.id)
     _broken, broken_snapshot = host_with_config(BROKEN_DUMP, hostname="web-2")
     with SessionLocal() as session:
         analyze_snapshot(session=session, snapshot_id=snapshot_id, now=utcnow())
@@ -89,6 +92,28 @@ def signed_in(login_as: LoginAs) -> dict[str, Any]:
             "Authorization": f"Bearer {host.token}",
         },
     }
+
+
+def _add_access_log(host_id: int) -> None:
+    """Access-log figures of two sites with an upstream and top paths, and a files report."""
+    now = utcnow()
+    insert_log_rows(
+        [
+            log_row(host_id, now - timedelta(minutes=m), m, site_name, times=[0.01, 0.2, 0.0],
+                    upstream_times=[0.2], status_2xx=3, cache_hit=2, cache_miss=1,
+                    top_paths=[["/api/:id", 2, 0.3, 0.2]])
+            for m in (1, 2)
+            for site_name in ("shop.example.com", "static.example.com")
+        ],
+        [
+            {"host_id": host_id, "ts": now - timedelta(minutes=1), "seq": 1,
+             "site": "shop.example.com", "upstream": "10.0.0.7:8080", "attempts": 2,
+             "errors": 1, "response_time": sketch_json([0.1, 0.3])},
+        ],
+    )  # fmt: skip
+    with SessionLocal() as session:
+        session.add(AccessLogFiles(host_id=host_id, ts=now, seq=2, files=[log_file()]))
+        session.commit()
 
 
 def _document() -> dict[str, Any]:

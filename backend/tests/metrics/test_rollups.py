@@ -114,7 +114,12 @@ def test_retention_deletes_only_expired_rows(db_session: Session) -> None:
         )
     db_session.commit()
     removed = rollups.apply_retention(session=db_session, now=now, retention=RetentionSettings())
-    assert removed == {"raw": 1, "1m": 1, "1h": 1, "gaps": 0}
+    assert {name: count for name, count in removed.items() if not name.startswith("log")} == {
+        "raw": 1,
+        "1m": 1,
+        "1h": 1,
+        "gaps": 0,
+    }
     assert db_session.scalars(select(Sample.seq)).all() == [2]
     assert db_session.scalar(select(func.count()).select_from(SampleRollup)) == 2
 

@@ -1,0 +1,130 @@
+"""The rules' metrics window reads the access logs: C-hit-ratio and C-microcache come alive."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from app.configs.analyzer import analyze_snapshot
+from app.configs.window import MIN_CACHED_REQUESTS, metrics_window
+from app.core.db import utcnow
+from app.findings.models import Finding
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tests.access_log.factories import insert_log_rows, log_row
+from tests.configs.factories import add_counter_samples, host_with_config
+from tests.hosts.factories import make_host
+
+CACHED_AND_LOGGED = """# configuration file /etc/nginx/nginx.conf:
+events {}
+http {
+    log_format cache '$remote_addr [$time_local] "$request" $status $body_bytes_sent '
+                     'ucs=$upstream_cache_status rt=$request_time urt=$upstream_response_time';
+    access_log /var/log/nginx/access.log cache;
+    proxy_cache_path /var/cache/nginx keys_zone=shop:10m max_size=100m;
+    server {
+        listen 80;
+        server_name shop.example.com;
+        location / {
+            proxy_pass http://127.0.0.1:8080;
+            proxy_cache shop;
+        }
+    }
+}
+"""
+APP_WITHOUT_CACHE = """# configuration file /etc/nginx/nginx.conf:
+events {}
+http {
+    server {
+        listen 80;
+        server_name app.example.com;
+        location / {
+            proxy_pass http://127.0.0.1:8080;
+        }
+    }
+}
+"""
+
+
+def with_samples(host_id: int) -> None:
+    """A few stub_status samples in the last hour: without any there is no window."""
+    add_counter_samples(host_id, [(100, 100), (160, 160), (220, 220)])
+
+
+def test_the_window_reads_the_hit_ratio_of_the_last_hour(db_session: Session) -> None:
+    host = make_host()
+    with_samples(host.id)
+    now = utcnow()
+    insert_log_rows([
+        # Before the hour: its hits must not count.
+        log_row(host.id, now - timedelta(minutes=70), 1, "a", requests=500, cache_hit=500),
+        log_row(host.id, now - timedelta(minutes=30), 2, "a", requests=100, cache_hit=20,
+                cache_stale=5, cache_miss=70, cache_bypass=5, get_2xx=90),
+        log_row(host.id, now - timedelta(minutes=20), 3, "b", requests=60, get_2xx=None),
+    ])  # fmt: skip
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    assert window.cache_hit_ratio == pytest.approx(0.25)
+    # Only the rows that recorded the request method count in the denominator.
+    assert window.status_2xx_get_ratio == pytest.approx(0.9)
+
+
+def test_too_few_cached_requests_make_no_ratio(db_session: Session) -> None:
+    host = make_host()
+    with_samples(host.id)
+    now = utcnow()
+    insert_log_rows([
+        log_row(host.id, now - timedelta(minutes=5), 1, requests=99,
+                cache_miss=MIN_CACHED_REQUESTS - 1, get_2xx=99),
+    ])  # fmt: skip
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    assert (window.cache_hit_ratio, window.status_2xx_get_ratio) == (None, None)
+
+
+def test_without_access_log_figures_the_ratios_stay_unmeasured(db_session: Session) -> None:
+    host = make_host()
+    with_samples(host.id)
+    window = metrics_window(session=db_session, host_id=host.id, now=utcnow())
+    assert window is not None
+    assert (window.cache_hit_ratio, window.status_2xx_get_ratio) == (None, None)
+
+
+def findings_of(session: Session, host_id: int, rule: str) -> list[Finding]:
+    """The host's findings of one rule."""
+    session.expire_all()
+    return list(
+        session.scalars(select(Finding).where(Finding.host_id == host_id, Finding.rule == rule))
+    )
+
+
+@pytest.mark.parametrize(("hits", "expected"), [(30, 1), (80, 0)])
+def test_a_low_hit_ratio_over_the_hour_raises_c_hit_ratio(
+    db_session: Session, hits: int, expected: int
+) -> None:
+    host, snapshot_id = host_with_config(CACHED_AND_LOGGED)
+    with_samples(host.id)
+    now = utcnow()
+    insert_log_rows([
+        log_row(host.id, now - timedelta(minutes=m), m, requests=100, cache_hit=hits,
+                cache_miss=100 - hits)
+        for m in (10, 20, 30)
+    ])  # fmt: skip
+    analyze_snapshot(session=db_session, snapshot_id=snapshot_id, now=now)
+    found = findings_of(db_session, host.id, "C-hit-ratio")
+    assert len(found) == expected
+    if found:
+        assert found[0].evidence["cache_hit_ratio"] == pytest.approx(0.3)
+    # The log format records the cache status, so the "not observable" finding stays away.
+    assert findings_of(db_session, host.id, "C-observable") == []
+
+
+def test_mostly_get_2xx_before_an_uncached_app_raises_c_microcache(db_session: Session) -> None:
+    host, snapshot_id = host_with_config(APP_WITHOUT_CACHE)
+    with_samples(host.id)
+    now = utcnow()
+    insert_log_rows([log_row(host.id, now - timedelta(minutes=5), 1, requests=200, get_2xx=190)])
+    analyze_snapshot(session=db_session, snapshot_id=snapshot_id, now=now)
+    [finding] = findings_of(db_session, host.id, "C-microcache")
+    assert finding.evidence["status_2xx_get_ratio"] == pytest.approx(0.95)
