@@ -216,3 +216,28 @@ def discover(
             params = [a for a in node.args[1:] if a == "gzip" or "=" in a]
             note(node.args[0], format_of(node), params, place)
     return list(targets.values())
+
+
+UPSTREAM_PASSES = (
+    "proxy_pass",
+    "fastcgi_pass",
+    "uwsgi_pass",
+    "scgi_pass",
+    "grpc_pass",
+    "memcached_pass",
+)
+
+
+def goes_upstream(config: ParsedConfig) -> bool:
+    """Whether any http request can be passed to an upstream (so upstream times exist)."""
+    return any(
+        node.module_scope == "http" for name in UPSTREAM_PASSES for node in config.find(name)
+    )
+
+
+def caches(config: ParsedConfig) -> bool:
+    """Whether any location passes to an upstream through a cache (so a hit ratio exists)."""
+    # Imported here: the cache rules import this module for the log formats they check.
+    from nginx_fleet_analyzer.rules.cache import cache_uses
+
+    return any(cache_uses(config, prefix) for prefix in ("proxy", "fastcgi", "uwsgi", "scgi"))

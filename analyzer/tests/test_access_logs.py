@@ -131,3 +131,22 @@ def test_findings_carry_the_access_logs_latency_and_5xx_share_as_evidence() -> N
     assert finding.evidence["request_time_p95_s"] == 0.84
     assert finding.evidence["share_5xx"] == 0.031
     assert MetricsWindow().traffic_evidence() == {}
+
+
+def test_whether_a_config_proxies_and_caches_at_all() -> None:
+    from nginx_fleet_analyzer.access_logs import caches, goes_upstream
+
+    static = parse_text("http { server { listen 80; root /srv; } }")
+    proxied = parse_text("http { server { listen 80; location / { proxy_pass http://app; } } }")
+    cached = parse_text(
+        "http { proxy_cache_path /c keys_zone=z:1m; proxy_cache z;"
+        " server { listen 80; location / { proxy_pass http://app; } } }"
+    )
+    switched_off = parse_text(
+        "http { proxy_cache_path /c keys_zone=z:1m; proxy_cache z; server { listen 80;"
+        " location / { proxy_cache off; proxy_pass http://app; } } }"
+    )
+    assert (goes_upstream(static), caches(static)) == (False, False)
+    assert (goes_upstream(proxied), caches(proxied)) == (True, False)
+    assert (goes_upstream(cached), caches(cached)) == (True, True)
+    assert caches(switched_off) is False

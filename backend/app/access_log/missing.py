@@ -1,21 +1,26 @@
-"""Why a figure is missing, from the host's newest files report and its latest analysis.
+"""Why a figure is missing, from the host's newest files report, config and latest analysis.
 
-In order: no access log reported at all; every target unreadable; every readable format
-lacking the variable (with the rule whose fix adds it, and that rule's finding on the host);
-no line of the files matching their format; else there was simply no traffic for the figure.
+In order: the figure does not apply to the host's config (no cache: no hit ratio; nothing
+passed to an upstream: no upstream times); no access log reported at all; every target
+unreadable; every readable format lacking the variable (with the rule whose fix adds it, and
+that rule's finding on the host); no line of the files matching their format; else there was
+simply no traffic for the figure.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nginx_fleet_analyzer.access_logs import caches, goes_upstream
+from nginx_fleet_analyzer.loader import parse_dump
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.access_log.schemas import MissingFigure, MissingFigures
-from app.configs.models import ConfigAnalysis
+from app.configs.models import ConfigAnalysis, ConfigSnapshot
 from app.findings.models import Finding
 
 
@@ -28,6 +33,8 @@ class Need:
     rule: str | None
     # Why there can be traffic without the figure.
     quiet: str
+    # Why the figure does not apply to a config that lacks what it measures (None: always).
+    not_applicable: str | None = None
 
 
 NEEDS: dict[str, Need] = {
@@ -36,6 +43,8 @@ NEEDS: dict[str, Need] = {
         "upstream_cache_status",
         "C-observable",
         "no request in the range had a cache status (HIT, MISS, …)",
+        "no location caches what it passes to an upstream (proxy_cache, fastcgi_cache, …), "
+        "so there is no hit ratio to measure",
     ),
     "latency": Need(
         "latency percentiles", "request_time", "L-fields", "no request was logged in the range"
@@ -45,6 +54,8 @@ NEEDS: dict[str, Need] = {
         "upstream_response_time",
         "L-fields",
         "no request in the range went to an upstream",
+        "the config passes no request to an upstream (proxy_pass, fastcgi_pass, …), so there "
+        "are no upstream times",
     ),
     "status": Need("status codes", "status", None, "no request was logged in the range"),
 }
@@ -103,9 +114,13 @@ def why_missing(
     figure: str,
     files: Sequence[Mapping[str, Any]] | None,
     findings: Sequence[FixingFinding],
+    serves: ConfigServes | None = None,
 ) -> MissingFigure:
-    """Why `figure` has no value, given the newest files report (None: never reported)."""
+    """Why `figure` has no value, given the newest files report (None: never reported) and
+    what the host's latest config does (None: no config received)."""
     need = NEEDS[figure]
+    if serves is not None and need.not_applicable and not serves.applies(figure):
+        return MissingFigure(reason="not_applicable", message=f"{need.not_applicable}.")
     if files is None:
         return MissingFigure(
             reason="no_access_log",
@@ -132,7 +147,13 @@ def why_missing(
     lacking = [file for file in readable if need.variable in (file.get("missing_fields") or [])]
     if len(lacking) == len(readable):
         formats = sorted({name for file in lacking for name in file.get("formats") or []})
-        finding = _finding_for(findings, need.rule, formats)
+        rule = need.rule
+        if figure == "upstream_latency" and any(
+            "request_time" not in (file.get("missing_fields") or []) for file in lacking
+        ):
+            # L-fields is about $request_time: with it present there is no finding to show.
+            rule = None
+        finding = _finding_for(findings, rule, formats)
         named = f"log format {formats[0]}" if len(formats) == 1 else "log formats in use"
         if len(formats) > 1:
             named = f"log formats {', '.join(formats)}"
@@ -142,7 +163,7 @@ def why_missing(
             f"${need.variable}, so {need.label} cannot be measured.",
             variable=f"${need.variable}",
             formats=formats,
-            rule=need.rule,
+            rule=rule,
             finding_id=finding.id if finding else None,
             finding_key=finding.key if finding else None,
         )
@@ -157,18 +178,66 @@ def why_missing(
             sample_line=example.get("unparsed_sample"),
             sample_format=example.get("unparsed_format"),
         )
-    return MissingFigure(reason="no_traffic", message=f"No {need.label}: {need.quiet}.")
+    return MissingFigure(
+        reason="no_traffic", message=f"Nothing to show for {need.label}: {need.quiet}."
+    )
 
 
 def missing_figures(
     present: Mapping[str, bool],
     files: Sequence[Mapping[str, Any]] | None,
     findings: Sequence[FixingFinding],
+    serves: ConfigServes | None = None,
 ) -> MissingFigures:
     """Per figure, None when it has a value, else why it has none."""
     return MissingFigures(
         **{
-            figure: None if present[figure] else why_missing(figure, files, findings)
+            figure: None if present[figure] else why_missing(figure, files, findings, serves)
             for figure in NEEDS
         }
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigServes:
+    """What the host's config does that some figures need."""
+
+    caches: bool
+    goes_upstream: bool
+
+    def applies(self, figure: str) -> bool:
+        """Whether `figure` can exist for this config at all."""
+        if figure == "hit_ratio":
+            return self.caches
+        if figure == "upstream_latency":
+            return self.goes_upstream
+        return True
+
+
+# Parsing a dump costs milliseconds to a few hundred for a large one: remembered per snapshot
+# (a snapshot never changes; its hash is in the key so a reused id is never mistaken for it),
+# for the host pages that refresh every few seconds.
+_SERVES: OrderedDict[tuple[int, str], ConfigServes] = OrderedDict()
+_SERVES_KEPT = 256
+
+
+def config_serves(session: Session, host_id: int) -> ConfigServes | None:
+    """Whether the host's newest config caches and passes to upstreams; None without one."""
+    newest = session.execute(
+        select(ConfigSnapshot.id, ConfigSnapshot.hash)
+        .where(ConfigSnapshot.host_id == host_id)
+        .order_by(ConfigSnapshot.id.desc())
+        .limit(1)
+    ).first()
+    if newest is None:
+        return None
+    key = (newest.id, newest.hash)
+    found = _SERVES.get(key)
+    if found is None:
+        dump = session.scalar(select(ConfigSnapshot.dump).where(ConfigSnapshot.id == newest.id))
+        config = parse_dump(dump or "")
+        found = ConfigServes(caches=caches(config), goes_upstream=goes_upstream(config))
+        _SERVES[key] = found
+        if len(_SERVES) > _SERVES_KEPT:
+            _SERVES.popitem(last=False)
+    return found

@@ -8,7 +8,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 MissingReason = Literal[
-    "no_access_log", "format_lacks_field", "file_unreadable", "lines_do_not_match", "no_traffic"
+    "not_applicable",
+    "no_access_log",
+    "format_lacks_field",
+    "file_unreadable",
+    "lines_do_not_match",
+    "no_traffic",
 ]
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.access_log.fields import STATUS_CLASSES
-from app.access_log.missing import fixing_findings, missing_figures
+from app.access_log.missing import config_serves, fixing_findings, missing_figures
 from app.access_log.models import AccessLogFiles
 from app.access_log.schemas import (
     AccessLogFileRead,
@@ -75,10 +75,12 @@ def host_access_log(
         "upstream_latency": total_figures.upstream_time_p50_s is not None,
         "status": any(totals.counters[name] for name in STATUS_CLASSES),
     }
+    complete = all(present.values())
     missing = missing_figures(
         present,
         files,
-        fixing_findings(session, host_id) if not all(present.values()) else [],
+        fixing_findings(session, host_id) if not complete else [],
+        config_serves(session, host_id) if not complete else None,
     )
     return HostAccessLogRead(
         host_id=host_id,

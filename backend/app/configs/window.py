@@ -9,11 +9,13 @@ from itertools import pairwise
 from typing import Any
 
 from nginx_fleet_analyzer.facts import MetricsWindow
+from nginx_fleet_analyzer.latency_sketch import Sketch
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.access_log.figures import cached_requests, hit_ratio
-from app.access_log.window import window_counters
+from app.access_log.fields import STATUS_CLASSES
+from app.access_log.figures import cached_requests, hit_ratio, status_share
+from app.access_log.window import window_counters, window_request_time
 from app.hosts.models import HostFacts
 from app.metrics.models import Sample
 
@@ -99,13 +101,26 @@ def nginx_cpu_shares(
     return [], None
 
 
-def log_ratios(counters: Mapping[str, int | None]) -> dict[str, float | None]:
-    """cache_hit_ratio and status_2xx_get_ratio of summed access-log counters, each None below
-    its minimum of requests (or when the log format does not record what it needs)."""
+def log_ratios(
+    counters: Mapping[str, int | None], request_time: Sketch | None = None
+) -> dict[str, float | None]:
+    """cache_hit_ratio, status_2xx_get_ratio, share_5xx and request_time_p95_s of summed
+    access-log counters and merged request times, each None below its minimum of requests (or
+    when the log format does not record what it needs)."""
     cached = cached_requests(counters) or 0
     logged = counters["get_2xx_requests"] or 0
     get_2xx = counters["get_2xx"]
+    with_status = sum(counters[name] or 0 for name in STATUS_CLASSES)
+    timed = request_time.count if request_time is not None else 0
     return {
+        "share_5xx": (
+            status_share(counters, "status_5xx") if with_status >= MIN_LOGGED_REQUESTS else None
+        ),
+        "request_time_p95_s": (
+            request_time.quantile(0.95)
+            if request_time is not None and timed >= MIN_LOGGED_REQUESTS
+            else None
+        ),
         "cache_hit_ratio": hit_ratio(counters) if cached >= MIN_CACHED_REQUESTS else None,
         "status_2xx_get_ratio": (
             get_2xx / logged if get_2xx is not None and logged >= MIN_LOGGED_REQUESTS else None
@@ -116,9 +131,9 @@ def log_ratios(counters: Mapping[str, int | None]) -> dict[str, float | None]:
 def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsWindow | None:
     """Figures over the hour before `now`; None when the host sent no sample in it.
 
-    The cache hit ratio and the share of GET/HEAD 2xx come from the access logs; upstream
-    request rates are not collected yet, so they stay None and the rules that need them stay
-    silent."""
+    The cache hit ratio, the share of GET/HEAD 2xx, the 5xx share and the p95 request time
+    come from the access logs; upstream request rates are not collected yet, so they stay None
+    and the rule that needs them (K-upstream-pool) stays silent."""
     rows = session.execute(
         select(
             Sample.active,
@@ -143,7 +158,8 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
     cpu_count = session.scalar(select(HostFacts.cpu_count).where(HostFacts.host_id == host_id))
     shares, source = nginx_cpu_shares([row.extra for row in rows], cpu_count)
     logs = window_counters(session=session, host_id=host_id, start=now - WINDOW, end=now)
-    ratios = log_ratios(logs)
+    times = window_request_time(session=session, host_id=host_id, start=now - WINDOW, end=now)
+    ratios = log_ratios(logs, times)
     return MetricsWindow(
         peak_active=float(max(active)) if active else None,
         avg_active=_mean(active),
@@ -161,4 +177,6 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
         nginx_cpu_source=source,
         cache_hit_ratio=ratios["cache_hit_ratio"],
         status_2xx_get_ratio=ratios["status_2xx_get_ratio"],
+        request_time_p95_s=ratios["request_time_p95_s"],
+        share_5xx=ratios["share_5xx"],
     )

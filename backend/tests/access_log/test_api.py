@@ -354,3 +354,39 @@ def test_a_rate_divides_by_the_time_its_rows_cover(viewer_client: TestClient) ->
     [point] = body["points"]
     assert point["req_per_s"] == pytest.approx(3.0)
     assert body["totals"]["req_per_s"] == pytest.approx(3.0)
+
+
+STATIC_TIMED = """# configuration file /etc/nginx/nginx.conf:
+events {}
+http {
+    log_format timed '$remote_addr [$time_local] "$request" $status rt=$request_time';
+    access_log /var/log/nginx/access.log timed;
+    server { listen 80; server_name static.example.com; root /srv/www; }
+}
+"""
+
+
+def test_figures_a_config_cannot_have_are_not_applicable_rather_than_missing(
+    viewer_client: TestClient,
+) -> None:
+    host, _ = host_with_config(STATIC_TIMED)
+    lacking = ["upstream_response_time", "upstream_cache_status"]
+    set_files(host.id, [log_file(formats=["timed"], missing_fields=lacking)])
+    missing = missing_of(viewer_client, host.id)
+    # No cache and nothing proxied: no banner asks for a variable that could never be filled.
+    assert missing["hit_ratio"]["reason"] == "not_applicable"
+    assert "no location caches" in missing["hit_ratio"]["message"]
+    assert missing["upstream_latency"]["reason"] == "not_applicable"
+    assert missing["latency"]["reason"] == "no_traffic"
+    assert missing["latency"]["message"].startswith("Nothing to show for latency percentiles")
+
+
+def test_a_format_with_request_time_but_no_upstream_time_names_no_rule(
+    viewer_client: TestClient,
+) -> None:
+    # The cached config proxies; its format has $request_time, so L-fields has nothing to say.
+    host, _ = host_with_config(CACHED_PLAIN_LOG)
+    set_files(host.id, [log_file(missing_fields=["upstream_response_time"])])
+    upstream = missing_of(viewer_client, host.id)["upstream_latency"]
+    assert upstream["reason"] == "format_lacks_field"
+    assert (upstream["variable"], upstream["rule"]) == ("$upstream_response_time", None)

@@ -128,3 +128,36 @@ def test_mostly_get_2xx_before_an_uncached_app_raises_c_microcache(db_session: S
     analyze_snapshot(session=db_session, snapshot_id=snapshot_id, now=now)
     [finding] = findings_of(db_session, host.id, "C-microcache")
     assert finding.evidence["status_2xx_get_ratio"] == pytest.approx(0.95)
+
+
+def test_the_window_carries_the_p95_request_time_and_5xx_share_as_evidence(
+    db_session: Session,
+) -> None:
+    host = make_host()
+    with_samples(host.id)
+    now = utcnow()
+    times = [0.010] * 150 + [0.200] * 40 + [2.500] * 10
+    insert_log_rows([
+        log_row(host.id, now - timedelta(minutes=30), 1, "a", times=times[:100],
+                status_2xx=95, status_5xx=5),
+        log_row(host.id, now - timedelta(minutes=10), 2, "a", times=times[100:],
+                status_2xx=90, status_4xx=5, status_5xx=5),
+    ])  # fmt: skip
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    # Nearest rank: the 190th of 200 sorted times is the last of the 0.200 s ones.
+    assert window.request_time_p95_s == pytest.approx(0.200, rel=0.01)
+    assert window.share_5xx == pytest.approx(10 / 200)
+    assert window.traffic_evidence()["share_5xx"] == pytest.approx(0.05)
+
+
+def test_a_quiet_host_has_no_p95_or_5xx_share(db_session: Session) -> None:
+    host = make_host()
+    with_samples(host.id)
+    now = utcnow()
+    insert_log_rows([
+        log_row(host.id, now - timedelta(minutes=5), 1, "a", times=[3.0] * 20, status_5xx=20),
+    ])  # fmt: skip
+    window = metrics_window(session=db_session, host_id=host.id, now=now)
+    assert window is not None
+    assert window.request_time_p95_s is None and window.share_5xx is None

@@ -1805,7 +1805,7 @@ export interface components {
              * Reason
              * @enum {string}
              */
-            reason: "no_access_log" | "format_lacks_field" | "file_unreadable" | "lines_do_not_match" | "no_traffic";
+            reason: "not_applicable" | "no_access_log" | "format_lacks_field" | "file_unreadable" | "lines_do_not_match" | "no_traffic";
             /**
              * Message
              * @description one sentence for the banner

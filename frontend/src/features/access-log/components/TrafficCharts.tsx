@@ -68,7 +68,9 @@ export default function TrafficCharts({ log }: { log: HostAccessLog }) {
   // Upstream time exists only for proxied traffic: a host that proxies nothing gets no chart of it.
   const showUpstream =
     hasValues(rows, UPSTREAM_LATENCY_KEYS) ||
-    (missing.upstream_latency !== null && missing.upstream_latency.reason !== "no_traffic");
+    (missing.upstream_latency !== null &&
+      missing.upstream_latency.reason !== "no_traffic" &&
+      missing.upstream_latency.reason !== "not_applicable");
   return (
     <div className="chart-grid">
       <TimeSeriesChart

@@ -116,3 +116,16 @@ describe("the finding that fixes a format", () => {
     expect(findingFor(lacksField("$request_time", { finding_key: null }), findings)).toBeUndefined();
   });
 });
+
+describe("a figure the config cannot have", () => {
+  const noCache: MissingFigure = {
+    reason: "not_applicable",
+    message: "No location caches what it passes to an upstream, so there is no hit ratio to measure.",
+  };
+
+  it("raises no banner and says why in the chart", () => {
+    expect(groupMissing({ hit_ratio: noCache, latency: null, upstream_latency: null, status: null })).toEqual([]);
+    expect(describeShort("hit_ratio", noCache)).toBe("no cache is configured on this host");
+    expect(severityOf(noCache)).toBe("info");
+  });
+});

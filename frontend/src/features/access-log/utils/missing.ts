@@ -62,7 +62,7 @@ export function figuresLabel(figures: readonly Figure[]): string {
  * that no finding asks for (no cache configured, so no C-observable finding) only informs.
  */
 export function severityOf(reason: MissingFigure): "warning" | "info" {
-  if (reason.reason === "no_traffic") return "info";
+  if (reason.reason === "no_traffic" || reason.reason === "not_applicable") return "info";
   if (reason.reason === "format_lacks_field" && reason.rule && !reason.finding_key) return "info";
   return "warning";
 }
@@ -95,6 +95,8 @@ export function describeGroup(group: MissingGroup): string {
 /** A few words for a chart's empty state; the banner above the charts says the rest. */
 export function describeShort(figure: Figure, reason: MissingFigure): string {
   switch (reason.reason) {
+    case "not_applicable":
+      return figure === "hit_ratio" ? "no cache is configured on this host" : "nothing is passed to an upstream";
     case "no_access_log":
       return "no access log is read on this host";
     case "format_lacks_field": {
@@ -133,13 +135,14 @@ function groupKey(reason: MissingFigure): string {
 
 /**
  * The banners to show, in the order the charts are: figures missing for the same cause
- * together. No traffic is no fault: the charts' empty states say it, with no banner.
+ * together. No traffic is no fault, and a figure the config cannot have (no cache, nothing
+ * proxied) is not missing: the charts' empty states say it, with no banner.
  */
 export function groupMissing(missing: MissingFigures | null | undefined): MissingGroup[] {
   const groups = new Map<string, MissingGroup>();
   for (const figure of FIGURES) {
     const reason = missing?.[figure];
-    if (!reason || reason.reason === "no_traffic") continue;
+    if (!reason || reason.reason === "no_traffic" || reason.reason === "not_applicable") continue;
     const key = groupKey(reason);
     const variable = reason.reason === "format_lacks_field" ? variableName(reason.variable) : null;
     const group = groups.get(key);
