@@ -261,3 +261,17 @@ def exact_from_json(*paths: Path, skip: int = 0) -> tuple[Exact, int]:
         record = json.loads(line)
         exact.add({key: str(value) for key, value in record.items()})
     return exact, lines
+
+
+def probe_lines(log_path: Path, timeout_s: float = 5.0) -> int:
+    """Lines nginx logged for the start-up probe (NginxInstance.start's GET /), once written.
+
+    nginx logs a request after sending its response, so the probe's line may land a moment
+    after the probe returned: wait for it, or a test would count it as its own traffic."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        lines = len(log_path.read_bytes().splitlines()) if log_path.exists() else 0
+        if lines:
+            return lines
+        time.sleep(0.02)
+    raise AssertionError(f"nginx logged no start-up probe in {log_path} within {timeout_s} s")

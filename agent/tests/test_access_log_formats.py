@@ -20,7 +20,14 @@ from nginx_fleet_analyzer.access_logs import discover
 from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch, exact_quantile
 from nginx_fleet_analyzer.loader import parse_dump
 
-from tests.log_traffic import UpstreamApp, exact_from_json, request_plan, run_load, site_config
+from tests.log_traffic import (
+    UpstreamApp,
+    exact_from_json,
+    probe_lines,
+    request_plan,
+    run_load,
+    site_config,
+)
 from tests.nginx_instance import NginxInstance
 from tests.test_access_log_nginx import dump_of
 
@@ -77,7 +84,7 @@ def test_every_line_of_a_real_deployment_format_is_read_with_the_right_figures(
             more_logs=f"\n        access_log {reference} jsonl;",
         )
     )
-    skip = len(tested.read_bytes().splitlines())
+    skip = probe_lines(tested)
     run_load(instance.base_url, request_plan(400))
     targets = {t.path: t for t in discover(parse_dump(dump_of(instance)))}
     (fmt,) = targets[str(tested)].formats

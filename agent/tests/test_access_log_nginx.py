@@ -27,6 +27,7 @@ from tests.log_traffic import (
     UpstreamApp,
     exact_from_json,
     exact_from_quoted,
+    probe_lines,
     request_plan,
     run_load,
     site_config,
@@ -49,7 +50,7 @@ def start_nginx(
     prefix = tmp_path / "nginx0"
     log_path = prefix / "logs" / "test.log"
     instance = nginx_factory(site_config(cache_dir, log_path, fmt, app.port))
-    return instance, log_path, len(log_path.read_bytes().splitlines())
+    return instance, log_path, probe_lines(log_path)
 
 
 def dump_of(instance: NginxInstance) -> str:

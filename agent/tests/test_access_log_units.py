@@ -129,3 +129,12 @@ def test_values_a_json_format_left_empty_or_wrong_never_break_the_interval() -> 
     stats.add_rows(rows, parser.positions, "f")
     (site,) = stats.to_json()["sites"]
     assert site["requests"] == 2 and site["status"]["2xx"] == 1 and site["bytes_sent"] == 10
+
+
+def test_names_from_request_headers_are_bounded_printable_text() -> None:
+    # escape=none writes the Host header as the client sent it.
+    fmt = LogFormat("raw", "none", "$http_host $status")
+    lines = b"evil\x00\x1b[31m.test 200\n" + b"h" * 400 + b".test 200\n"
+    sites = [s["site"] for s in aggregate(fmt, lines)["sites"]]  # type: ignore[attr-defined]
+    assert sites[0] == "evil??[31m.test"
+    assert len(sites[1]) == 255

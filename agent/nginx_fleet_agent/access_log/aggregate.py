@@ -22,6 +22,9 @@ MAX_SITES = 200
 MAX_UPSTREAMS = 100
 MAX_PATHS_PER_SITE = 1000
 FEW_SITES = 8
+# The control plane's bounds on a site or upstream name and on a path.
+MAX_NAME_CHARS = 255
+MAX_PATH_CHARS = 200
 OTHER = "(other)"
 # How nginx writes a value it does not have: "-", or nothing with escape=json or none.
 BLANK = (b"-", b"")
@@ -388,11 +391,22 @@ def _site_of(key: tuple[bytes, ...], at: dict[str, int], default_site: str) -> s
     return _site_name(key[at["site"]], default_site) if "site" in at else default_site
 
 
+def as_name(value: bytes, limit: int = MAX_NAME_CHARS) -> str:
+    """A logged value fit to be a name on the wire: text, no control characters, bounded.
+
+    $host and $http_host come from the request: with escape=none a client can put anything
+    in them, and the control plane refuses a sample with a name it cannot store."""
+    text = value.decode("utf-8", "replace")
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else "?" for c in text)
+    return text[:limit]
+
+
 def _site_name(value: bytes, default_site: str) -> str:
     """The site a line belongs to: its host field, else the file."""
     if value in BLANK:
         return default_site
-    return value.decode("utf-8", "replace").lower()
+    return as_name(value).lower()
 
 
 def _getter(indexes: list[int]) -> Callable[[tuple[bytes, ...]], tuple[bytes, ...]]:
@@ -428,9 +442,7 @@ def upstream_attempts(
     last_group = len(time_groups) - 1
     for group_number, group in enumerate(time_groups):
         for place, text in enumerate(group):
-            addr = (
-                addr_list[position].decode("utf-8", "replace") if position < len(addr_list) else ""
-            )
+            addr = as_name(addr_list[position]) if position < len(addr_list) else ""
             status = status_list[position] if position < len(status_list) else b""
             position += 1
             value = None if text in BLANK else float(text)
@@ -450,7 +462,7 @@ def upstream_attempts(
 
 def collapse_path(raw: bytes) -> str:
     """The path without its query string, numbers, UUIDs and long tokens as `:id`."""
-    path = raw.split(b"?", 1)[0].decode("utf-8", "replace")[:200]
+    path = as_name(raw.split(b"?", 1)[0], MAX_PATH_CHARS)
     return "/".join(
         ":id" if segment and _ID_SEGMENT.match(segment) else segment for segment in path.split("/")
     )

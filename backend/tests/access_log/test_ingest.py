@@ -293,3 +293,13 @@ def test_a_sample_without_access_log_stores_no_log_rows(
     push(client, host, [log_sample(1, recent(10), None)])
     assert db_session.scalar(select(func.count()).select_from(LogStats)) == 0
     assert db_session.get(AccessLogFiles, host.id) is None
+
+
+def test_a_nul_in_a_site_name_is_stored_replaced_and_costs_no_sample(
+    client: TestClient, db_session: Session
+) -> None:
+    # A site is $host or $http_host, from a request header; PostgreSQL text holds no NUL.
+    host = make_host()
+    reply = push(client, host, [log_sample(1, recent(10), access_log([site("shop\x00.test")]))])
+    assert (reply["accepted"], reply["rejected"]) == (1, [])
+    assert [row.site for row in site_rows(db_session, host.id)] == ["shop\ufffd.test"]
