@@ -4,7 +4,7 @@ import { type ChartSeries, TimeSeriesChart } from "../../../components/charts";
 import { formatLatency, formatRate, formatRatio } from "../../../lib/format";
 import type { Figure, HostAccessLog, MissingFigures } from "../api/types";
 import { HIT_RATIO_DEFINITION } from "../utils/definitions";
-import { describeShort } from "../utils/missing";
+import { whyEmpty } from "../utils/missing";
 import { UPSTREAM_LATENCY_KEYS, hasValues, toTrafficRows } from "../utils/traffic-rows";
 
 const HIT_RATIO: ChartSeries[] = [{ key: "hit_ratio", label: "Hit ratio", color: "#1e8e5a", kind: "line" }];
@@ -58,7 +58,7 @@ const MIN_LATENCY_TOP_S = 0.01;
 /** The empty state of a chart whose figure the API says is missing, else the default one. */
 function emptyFor(missing: MissingFigures, figure: Figure): string | undefined {
   const reason = missing[figure];
-  return reason ? `Not measured: ${describeShort(figure, reason)}` : undefined;
+  return reason ? whyEmpty(figure, reason) : undefined;
 }
 
 export default function TrafficCharts({ log }: { log: HostAccessLog }) {

@@ -6,7 +6,7 @@ import { MISSING, formatBytes, formatCount, formatLatency, formatRate, formatRat
 import { useHostAccessLog } from "../api/access-log";
 import type { AccessLogFigures, AccessLogSite, Figure, HostAccessLog, MissingFigures } from "../api/types";
 import { HIT_RATIO_DEFINITION } from "../utils/definitions";
-import { describeShort, groupMissing } from "../utils/missing";
+import { groupMissing, whyEmpty } from "../utils/missing";
 import { MissingBanners } from "./MissingBanners";
 import { SitePicker } from "./SitePicker";
 import TrafficCharts from "./TrafficCharts";
@@ -38,7 +38,7 @@ interface Stat {
 function titleFor(missing: MissingFigures, figure: Figure | undefined, value: string): string | undefined {
   if (value !== MISSING) return undefined;
   const reason = figure ? missing[figure] : null;
-  return reason ? `Not measured: ${describeShort(figure as Figure, reason)}` : "Not measured in this range";
+  return reason ? whyEmpty(figure as Figure, reason) : "Not measured in this range";
 }
 
 function Totals({ totals, missing }: { totals: AccessLogFigures; missing: MissingFigures }) {

@@ -57,7 +57,7 @@ export function TopPathsTable({ paths }: { paths: readonly AccessLogTopPath[] | 
     return (
       <p className="muted">
         No top paths in this range: paths may be sensitive, so the agent sends them only with{" "}
-        <code>access_log_top_paths = true</code> in its config.
+        <code>access_log_top_paths = 20</code> (how many per site) in its config.
       </p>
     );
   }

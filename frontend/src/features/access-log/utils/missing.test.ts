@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { finding } from "../../config/test/factories";
 import type { MissingFigure } from "../api/types";
 import { lacksField, noMissing } from "../test/factories";
-import { describeGroup, describeShort, figuresLabel, findingFor, groupMissing, severityOf } from "./missing";
+import {
+  describeGroup,
+  describeShort,
+  figuresLabel,
+  findingFor,
+  groupMissing,
+  severityOf,
+  whyEmpty,
+} from "./missing";
 
 const unreadable: MissingFigure = {
   reason: "file_unreadable",
@@ -127,5 +135,6 @@ describe("a figure the config cannot have", () => {
     expect(groupMissing({ hit_ratio: noCache, latency: null, upstream_latency: null, status: null })).toEqual([]);
     expect(describeShort("hit_ratio", noCache)).toBe("no cache is configured on this host");
     expect(severityOf(noCache)).toBe("info");
+    expect(whyEmpty("hit_ratio", noCache)).toBe("Not applicable: no cache is configured on this host");
   });
 });

@@ -114,6 +114,12 @@ export function describeShort(figure: Figure, reason: MissingFigure): string {
   }
 }
 
+/** A chart's or a total's empty state: not applicable to this config, or not measured and why. */
+export function whyEmpty(figure: Figure, reason: MissingFigure): string {
+  const prefix = reason.reason === "not_applicable" ? "Not applicable" : "Not measured";
+  return `${prefix}: ${describeShort(figure, reason)}`;
+}
+
 /** What makes two figures' reasons one banner: the same cause, whatever variable each needs. */
 function groupKey(reason: MissingFigure): string {
   switch (reason.reason) {
