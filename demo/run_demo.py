@@ -38,8 +38,19 @@ class ShutdownRequested(Exception):
     """SIGINT, SIGTERM or SIGHUP arrived: stop everything that was started."""
 
 
-def _request_shutdown(signum: int, _frame: FrameType | None) -> None:
-    raise ShutdownRequested(signal.Signals(signum).name)
+class _ShutdownSignal:
+    """The stop signals' handler: it raises ShutdownRequested at the first one only, so that
+    the next ones (Ctrl-C pressed again, `timeout` passing on a TERM) cannot interrupt the
+    message and the clean-up."""
+
+    def __init__(self) -> None:
+        self.received = False
+
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        if self.received:
+            return
+        self.received = True
+        raise ShutdownRequested(signal.Signals(signum).name)
 
 
 @dataclass(frozen=True)
@@ -242,8 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         options.ready_file.unlink(missing_ok=True)
     children = ChildProcesses(log_dir)
     # SIGHUP too: a closed terminal must not end the launcher without its clean-up.
+    on_stop_signal = _ShutdownSignal()
     for signum in STOP_SIGNALS:
-        signal.signal(signum, _request_shutdown)
+        signal.signal(signum, on_stop_signal)
     try:
         return run(options, children)
     except ShutdownRequested as request:
@@ -253,9 +265,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo failed: {error}\n(logs in {log_dir})", file=sys.stderr, flush=True)
         return 1
     finally:
-        # A second Ctrl-C must not interrupt the clean-up half way.
-        for signum in STOP_SIGNALS:
-            signal.signal(signum, signal.SIG_IGN)
+        # From here on stop signals are ignored; the first one, landing while the handlers are
+        # being switched off after a normal end or a failure, only starts the switching over.
+        while True:
+            try:
+                for signum in STOP_SIGNALS:
+                    signal.signal(signum, signal.SIG_IGN)
+                break
+            except ShutdownRequested:
+                continue
         children.stop_all()
         print("demo stopped; nothing it started is left running", flush=True)
 
