@@ -80,10 +80,6 @@ class Sketch:
                 return bin_value(index)
         return bin_value(max(self.bins))  # unreachable: the counts add up to total
 
-    def quantiles(self, qs: Iterable[float]) -> dict[float, float | None]:
-        """Several quantiles in one pass over the sorted bins."""
-        return {q: self.quantile(q) for q in qs}
-
     def to_json(self) -> dict[str, object]:
         """The protocol form: {"zero": z, "bins": {"i": c}}."""
         return {"zero": self.zero, "bins": {str(i): c for i, c in self.bins.items() if c}}

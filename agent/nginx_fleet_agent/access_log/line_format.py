@@ -1,14 +1,15 @@
 """A parser for the lines one `log_format` writes: variables become fields, literal text anchors.
 
 The parser captures only the fields the aggregates use and returns, for a chunk of whole lines,
-one tuple of them per line that matched (`Fields` says which position holds what). Matching a
+one tuple of them per line that matched (`positions` says which field is where). Matching a
 whole chunk with one `findall` keeps the per-line work inside the regex engine, which is what
 makes the agent cost a few percent of a core on a busy host (bench/access_log.py).
 
 How nginx writes values (ngx_http_log_module.c, ngx_http_log_escape): with `escape=default`
 a `"`, a `\\` and bytes below 0x20 or above 0x7e become `\\xHH`, so a quoted value never holds a
-`"`; with `escape=json` they become JSON escapes; with `escape=none` nothing is escaped. An empty
-value is written as `-`.
+`"`; with `escape=json` they become JSON escapes; with `escape=none` nothing is escaped. A
+variable without a value is written as `-` with `escape=default`, as nothing with the other two
+(checked against the real nginx in agent/tests/test_access_log_formats.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ FIELD_VARIABLES: dict[str, tuple[str, ...]] = {
     "method": ("request_method", "request"),
     "path": ("request_uri", "uri", "request"),
 }
-FIELDS = tuple(FIELD_VARIABLES)
 # Fields whose absence the UI explains (the others only refine a figure).
 REPORTED_MISSING = {
     "status": "status",
