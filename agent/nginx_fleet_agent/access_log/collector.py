@@ -72,16 +72,14 @@ class AccessLogCollector:
     def __init__(
         self,
         *,
-        positions: dict[str, Any] | None = None,
         top_paths: int = 0,
         rotate_wait_s: float = 5.0,
     ) -> None:
-        self._saved: dict[str, Any] = dict(positions or {})
+        self._saved: dict[str, Any] = {}
         self._top_paths = top_paths
         self._rotate_wait_s = rotate_wait_s
         self._files: dict[str, _File] = {}
         self._memo = Memo()
-        self.error: str | None = None
 
     def use_config(
         self, dump: str, *, prefix: str | None = None, default_path: str | None = None
@@ -89,18 +87,16 @@ class AccessLogCollector:
         """Find the access logs of a new `nginx -T` dump; tails of unchanged paths go on."""
         try:
             targets = discover(parse_dump(dump), prefix=prefix, default_path=default_path)
-        except Exception as exc:  # the config engine reports, never crashes; belt and braces
+        except Exception:  # the config engine reports, never crashes; belt and braces
             log.exception("cannot find the access logs in the nginx config")
-            self.error = f"cannot find the access logs in the config: {exc}"
             return
-        self.error = None
         kept: dict[str, _File] = {}
         for target in targets[:MAX_FILES]:
             old = self._files.pop(target.path, None)
             kept[target.path] = self._file(target, old)
         for gone in self._files.values():
+            self._saved.pop(gone.target.path, None)
             if gone.tail is not None:
-                self._saved.pop(gone.target.path, None)
                 gone.tail.close()
         self._files = kept
 
@@ -110,7 +106,11 @@ class AccessLogCollector:
 
     def _file(self, target: LogTarget, old: _File | None) -> _File:
         parsers = [LineParser(f, with_paths=self._top_paths > 0) for f in target.formats]
-        tail = old.tail if old is not None and target.state == "file" else None
+        tail = old.tail if old is not None else None
+        if tail is not None and target.state != "file":
+            # The same path is now a target the agent cannot read (gzip=, say): let it go.
+            tail.close()
+            tail = None
         site_variable = next(
             (p.fields.variable["site"] for p in parsers if p.fields.variable["site"]), None
         )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Any
 
 from nginx_fleet_analyzer.facts import MetricsWindow
-from nginx_fleet_analyzer.latency_sketch import Sketch
+from nginx_fleet_analyzer.latency_sketch import Sketch, exact_quantile
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -70,8 +69,7 @@ def percentile(values: Sequence[float], share: float) -> float | None:
     Below that many samples the p95 is one reading, a spike rather than a sustained figure."""
     if len(values) < MIN_P95_SAMPLES:
         return None
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+    return exact_quantile(values, share)
 
 
 def nginx_cpu_shares(
