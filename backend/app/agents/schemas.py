@@ -213,6 +213,51 @@ class NginxProcesses(_AgentModel):
     worker_fds_limit: Counter | None = None
 
 
+class ErrorLogFile(_AgentModel):
+    """One error_log target of the config and whether the agent can read it."""
+
+    path: Annotated[str, Field(strict=True, max_length=4096)]
+    readable: bool = Field(strict=True)
+    error: ShortText | None = None
+
+
+ERROR_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info")
+SEVERE_LEVELS = ("emerg", "alert", "crit")
+
+
+class ErrorLogLevels(_AgentModel):
+    """Lines per nginx log level read in the interval."""
+
+    emerg: Counter = 0
+    alert: Counter = 0
+    crit: Counter = 0
+    error: Counter = 0
+    warn: Counter = 0
+    notice: Counter = 0
+    info: Counter = 0
+
+
+class ErrorLogMessages(_AgentModel):
+    """Lines of the known messages that explain dropped connections (docs/alerts.md, 1)."""
+
+    worker_connections_not_enough: Counter = 0
+    worker_connections_reusing: Counter = 0
+    too_many_open_files: Counter = 0
+
+
+class ErrorLog(_AgentModel):
+    """Counts of the error-log lines read in the interval; never the lines themselves."""
+
+    files: Annotated[list[ErrorLogFile], Field(max_length=256)] = Field(default_factory=list)
+    lines: Counter = 0
+    levels: ErrorLogLevels = Field(default_factory=ErrorLogLevels)
+    messages: ErrorLogMessages = Field(default_factory=ErrorLogMessages)
+
+    def severe_lines(self) -> int:
+        """Lines at alert, crit or emerg level: nginx's own "something is broken"."""
+        return sum(getattr(self.levels, level) for level in SEVERE_LEVELS)
+
+
 class Sample(_AgentModel):
     """One collection of every metric at one moment."""
 
@@ -224,6 +269,20 @@ class Sample(_AgentModel):
     nginx_processes: NginxProcesses | None = None
     # Aggregates of the access logs read during the interval (docs/access-log.md, section 2).
     access_log: AccessLog | None = None
+    # Counts of the error logs read during the interval (docs/alerts.md, section 1).
+    error_log: ErrorLog | None = None
+
+
+class TlsCertificate(_AgentModel):
+    """Subject and validity of the leaf certificate of one `ssl_certificate` file."""
+
+    path: Annotated[str, Field(strict=True, max_length=4096)]
+    subject: Annotated[str, Field(strict=True, max_length=2048)] | None = None
+    issuer: Annotated[str, Field(strict=True, max_length=2048)] | None = None
+    not_before: Annotated[str, Field(strict=True, max_length=64)] | None = None
+    not_after: Annotated[str, Field(strict=True, max_length=64)] | None = None
+    dns_names: Annotated[list[ShortText], Field(max_length=1000)] = Field(default_factory=list)
+    error: ShortText | None = None
 
 
 class HostFacts(_AgentModel):
@@ -244,6 +303,7 @@ class HostFacts(_AgentModel):
     os: Annotated[str, Field(strict=True, max_length=256)] | None = None
     # The agent's `allow_apply`: whether it applies approved changes (docs/changes.md).
     apply_allowed: Annotated[bool, Field(strict=True)] | None = None
+    tls_certificates: Annotated[list[TlsCertificate], Field(max_length=500)] | None = None
 
 
 class ConfigDump(_AgentModel):

@@ -46,6 +46,12 @@ class Sample(Base):
     net_tx_bytes: Mapped[int | None] = mapped_column(BigInteger)
     listen_overflows: Mapped[int | None] = mapped_column(BigInteger)
     listen_drops: Mapped[int | None] = mapped_column(BigInteger)
+    # Open files of the busiest worker (fds_limit is the workers' limit): what runs out first.
+    worker_fds_max: Mapped[int | None] = mapped_column(BigInteger)
+    # Error-log lines of the interval: alert+crit+emerg, and the messages that explain drops.
+    errlog_severe: Mapped[int | None]
+    errlog_wc_not_enough: Mapped[int | None]
+    errlog_nofile: Mapped[int | None]
     extra: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from app.agents.schemas import ErrorLog
 from app.agents.schemas import Sample as PushedSample
 from app.metrics.models import Sample
 from app.metrics.rates import CounterReading, derive_rate_series
@@ -23,6 +24,16 @@ def _compact(values: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+def _error_log_extra(error_log: ErrorLog) -> dict[str, Any]:
+    """The error-log figures kept beyond the columns: non-zero counts and unreadable files."""
+    levels = {k: v for k, v in error_log.levels.model_dump().items() if v}
+    messages = {k: v for k, v in error_log.messages.model_dump().items() if v}
+    unreadable = [f.model_dump(exclude_none=True) for f in error_log.files if not f.readable]
+    return _compact(
+        {"levels": levels or None, "messages": messages or None, "unreadable": unreadable or None}
+    )
+
+
 def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
     """The samples-table row of one pushed sample (rates not yet derived)."""
     status_page = sample.stub_status
@@ -33,6 +44,7 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
     network = system.network if system else None
     netstat = system.netstat if system else None
     processes = sample.nginx_processes
+    error_log = sample.error_log
     extra = {
         "nginx": _compact({"error": sample.nginx.error, "master_pid": sample.nginx.master_pid}),
         "stub_status": _compact({"url": status_page.url, "error": status_page.error}),
@@ -58,6 +70,7 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
         )
         if processes
         else {},
+        "error_log": _error_log_extra(error_log) if error_log else {},
     }
     return {
         "host_id": host_id,
@@ -86,6 +99,12 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
         "net_tx_bytes": network.tx_bytes if network else None,
         "listen_overflows": netstat.listen_overflows if netstat else None,
         "listen_drops": netstat.listen_drops if netstat else None,
+        "worker_fds_max": processes.worker_fds_max if processes else None,
+        "errlog_severe": error_log.severe_lines() if error_log else None,
+        "errlog_wc_not_enough": error_log.messages.worker_connections_not_enough
+        if error_log
+        else None,
+        "errlog_nofile": error_log.messages.too_many_open_files if error_log else None,
         "extra": {key: value for key, value in extra.items() if value},
     }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.alerts.schedule import ALERTS_SCHEDULE
 from app.changes.schedule import CHANGES_SCHEDULE
 from app.configs.schedule import CONFIGS_SCHEDULE
 from app.metrics.schedule import METRICS_SCHEDULE
@@ -24,7 +25,13 @@ AUTH_SCHEDULE: dict[str, dict[str, Any]] = {
 def build_beat_schedule() -> dict[str, dict[str, Any]]:
     """Every domain's periodic tasks; a duplicate name is a bug, so it raises."""
     schedule: dict[str, dict[str, Any]] = {}
-    for domain_schedule in (METRICS_SCHEDULE, AUTH_SCHEDULE, CONFIGS_SCHEDULE, CHANGES_SCHEDULE):
+    for domain_schedule in (
+        METRICS_SCHEDULE,
+        AUTH_SCHEDULE,
+        CONFIGS_SCHEDULE,
+        CHANGES_SCHEDULE,
+        ALERTS_SCHEDULE,
+    ):
         clash = schedule.keys() & domain_schedule.keys()
         if clash:
             raise ValueError(f"beat schedule entries defined twice: {sorted(clash)}")

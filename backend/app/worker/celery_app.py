@@ -19,6 +19,8 @@ TASK_MODULES = [
     "app.configs.tasks",
     "app.metrics.tasks",
     "app.changes.tasks",
+    "app.alerts.tasks",
+    "app.notify.tasks",
 ]
 
 
