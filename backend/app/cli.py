@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from app.core.config import get_settings
-from app.core.db import SessionLocal
+from app.core.db import SessionLocal, utcnow
 from app.core.errors import ServiceError
 from app.enrollment import service as enrollment_service
 from app.enrollment.schemas import EnrollmentTokenCreate
@@ -198,6 +198,23 @@ def create_enrollment_token(args: argparse.Namespace) -> None:
     print(issued.token)
 
 
+def alert_rules(args: argparse.Namespace) -> None:
+    """Export the alert rules to a YAML file ("-": stdout), or import one ("-": stdin)."""
+    from app.alerts import service as alerts_service
+
+    with SessionLocal() as session:
+        if args.action == "export":
+            text = alerts_service.export_rules(session=session)
+            if args.file == "-":
+                sys.stdout.write(text)
+            else:
+                Path(args.file).write_text(text, encoding="utf-8")
+            return
+        source = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+        done = alerts_service.import_rules(session=session, text=source, actor="cli", now=utcnow())
+    print(f"alert rules: {done.created} created, {done.updated} updated")
+
+
 def print_openapi() -> None:
     """Print the OpenAPI document (the UI's client is generated from it)."""
     from app.main import create_app
@@ -250,6 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--expires-in-hours", type=int, default=24)
     token.add_argument("--max-uses", type=int, default=1)
 
+    rules = commands.add_parser("alert-rules", help="export or import the alert rules as YAML")
+    rules.add_argument("action", choices=["export", "import"])
+    rules.add_argument("file", help="the YAML file; - for stdout (export) or stdin (import)")
+
     commands.add_parser("openapi", help="print the OpenAPI document")
     commands.add_parser(
         "analyze", help="analyse an nginx config (see `nginx-fleet analyze -h`)", add_help=False
@@ -277,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             create_user(args)
         elif args.command == "create-enrollment-token":
             create_enrollment_token(args)
+        elif args.command == "alert-rules":
+            alert_rules(args)
         elif args.command == "openapi":
             print_openapi()
     except (CommandError, ServiceError) as exc:

@@ -80,3 +80,10 @@ def test_access_log_parses_every_line_of_the_demo_format_once() -> None:
     assert "format cache (demo-cache)" in done.stdout
     assert re.search(r"agent: tail \+ parse \+ aggregate +[\d.]+ +[\d,]+", done.stdout)
     assert "check: every line parsed and counted once: OK" in done.stdout
+
+
+def test_alert_evaluation_opens_one_incident_per_dropping_host() -> None:
+    done = run_script("alerts_eval.py", "--hosts", "200", "--cycles", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "floor: read every host's latest sample" in done.stdout
+    assert "check: 2 incidents for 2 dropping hosts, one grouped delivery: OK" in done.stdout

@@ -25,7 +25,7 @@ from app.alerts.models import (
     PairState,
 )
 from app.alerts.readings import HostRow, Reading, ReadingCache, load_hosts
-from app.alerts.signals import SIGNALS, compare
+from app.alerts.signals import SIGNALS, Source, compare
 from app.alerts.silences import active_silences, host_labels, scope_matches, silence_for
 from app.alerts.states import HAS_INCIDENT, INACTIVE, Pair, Step, Timing, step
 from app.core.config import get_settings
@@ -54,22 +54,39 @@ def window_of(rule: AlertRule) -> int:
     return SIGNALS[rule.signal].fixed_window_s or rule.window_s
 
 
-def judge(rule: AlertRule, reading: Reading | None, state: PairState) -> bool | None:
-    """Whether the condition holds for one host: None is no data.
+@dataclass(frozen=True)
+class Condition:
+    """A rule's condition as plain values: read once per evaluation, judged per host."""
 
-    Once firing, the pair clears only past clear_threshold (hysteresis); a rate below the
-    rule's minimum request volume is judged fine, so quiet hosts never page."""
-    if reading is None:
-        return None
-    quiet = rule.min_requests and (reading.requests or 0) < rule.min_requests
-    if quiet and SIGNALS[rule.signal].needs_requests:
-        return False
-    if reading.value is None:
-        return None
-    threshold = rule.threshold
-    if state in (PairState.firing, PairState.recovering) and rule.clear_threshold is not None:
-        threshold = rule.clear_threshold
-    return compare(reading.value, rule.op, threshold)
+    op: str
+    threshold: float
+    clear_threshold: float | None
+    # None unless the signal has a request volume and the rule asks for a minimum.
+    min_requests: int | None
+
+    @classmethod
+    def of(cls, rule: AlertRule) -> Condition:
+        """The condition of a rule."""
+        needs = SIGNALS[rule.signal].needs_requests
+        return cls(
+            rule.op, rule.threshold, rule.clear_threshold, rule.min_requests if needs else None
+        )
+
+    def judge(self, reading: Reading | None, state: PairState) -> bool | None:
+        """Whether the condition holds for one host: None is no data.
+
+        Once firing, the pair clears only past clear_threshold (hysteresis); a rate below
+        the rule's minimum request volume is judged fine, so quiet hosts never page."""
+        if reading is None:
+            return None
+        if self.min_requests and (reading.requests or 0) < self.min_requests:
+            return False
+        if reading.value is None:
+            return None
+        threshold = self.threshold
+        if self.clear_threshold is not None and state in (PairState.firing, PairState.recovering):
+            threshold = self.clear_threshold
+        return compare(reading.value, self.op, threshold)
 
 
 def summarize(rule: AlertRule, value: float | None) -> str:
@@ -108,6 +125,9 @@ class Evaluator:
         """Evaluate the enabled rules; close what disabled or deleted rules left open."""
         enabled = [rule for rule in rules if rule.enabled]
         enabled_ids = {rule.id for rule in enabled}
+        self.cache.prepare_samples(
+            window_of(rule) for rule in enabled if SIGNALS[rule.signal].source is Source.samples
+        )
         for rule in enabled:
             self._evaluate_rule(rule)
         for (rule_id, host_id), row in list(self.states.items()):
@@ -130,25 +150,29 @@ class Evaluator:
             return
         rule.last_error = None
         timing = Timing(rule.for_s, rule.keep_firing_s)
+        condition = Condition.of(rule)
+        rule_id, scope = rule.id, rule.scope
+        # With these choices, no data leaves an inactive pair inactive.
+        quiet_no_data = rule.no_data in ("ok", "keep")
         in_scope: set[int] = set()
         for host in self.hosts:
-            if rule.scope and not scope_matches(rule.scope, host.labels):
+            if scope and not scope_matches(scope, host.labels):
                 continue
             in_scope.add(host.id)
-            self.outcome.pairs += 1
-            row = self.states.get((rule.id, host.id))
+            row = self.states.get((rule_id, host.id))
             pair = INACTIVE if row is None else _pair_of(row)
             reading = readings.get(host.id)
-            matches = judge(rule, reading, pair.state)
-            if row is None and matches is False:
+            matches = condition.judge(reading, pair.state)
+            if row is None and (matches is False or (matches is None and quiet_no_data)):
                 continue  # the common case: an inactive pair stays inactive
             value = reading.value if reading is not None else None
             result = step(pair, matches=matches, no_data=rule.no_data, timing=timing, now=self.now)
             self._apply(rule, host, row, result, value)
-        for (rule_id, host_id), stored in list(self.states.items()):
-            if rule_id == rule.id and host_id not in in_scope:
+        self.outcome.pairs += len(in_scope)
+        for (state_rule_id, host_id), stored in list(self.states.items()):
+            if state_rule_id == rule_id and host_id not in in_scope:
                 self._drop_pair(stored)
-                del self.states[(rule_id, host_id)]
+                del self.states[(state_rule_id, host_id)]
 
     def _apply(
         self,
@@ -170,12 +194,13 @@ class Evaluator:
             row = AlertState(rule_id=rule.id, host_id=host.id)
             self.session.add(row)
             self.states[(rule.id, host.id)] = row
+        if row.state is not result.pair.state:
+            row.evaluated_at = self.now
         row.state = result.pair.state
         row.pending_since = result.pair.pending_since
         row.recovering_since = result.pair.recovering_since
         row.value = value
         row.error = None
-        row.evaluated_at = self.now
         if result.opens is not None:
             opened = self._open(rule, host, result.opens, value, result.pair.pending_since)
             row.incident_id = opened.id
@@ -221,22 +246,25 @@ class Evaluator:
             worse = incident.peak_value is None or compare(value, rule.op, incident.peak_value)
             incident.peak_value = value if worse else incident.peak_value
         incident.summary = summarize(rule, value)
-        if rule.signal in cause.CAUSE_SIGNALS and incident.state is not IncidentState.nodata:
-            evidence = self.cache.samples(window_of(rule)).get(host.id, {})
-            connections = cause.configured_worker_connections(self.session, host.id)
-            diagnosis = cause.diagnose(evidence, connections)
-            if rule.signal == "listen_drops":
-                diagnosis = {
-                    **diagnosis,
-                    "code": "listen_queue",
-                    "title": "listen queue overflowing",
-                }
-            incident.cause = diagnosis
-            incident.finding = cause.matching_finding(self.session, host.id, diagnosis["code"])
+        if rule.signal in cause.CAUSE_SIGNALS and incident.state is IncidentState.firing:
+            self._diagnose(rule, host, incident)
         silence = silence_for(
             self.silences, rule_id=rule.id, labels=host_labels(host.hostname, host.labels)
         )
         incident.silenced_by = silence.id if silence else None
+
+    def _diagnose(self, rule: AlertRule, host: HostRow, incident: Incident) -> None:
+        """The likely cause from this window's evidence; the config is read once per incident."""
+        connections = (incident.cause or {}).get("evidence", {}).get("worker_connections")
+        if connections is None:
+            connections = cause.configured_worker_connections(self.session, host.id)
+        evidence = self.cache.samples(window_of(rule)).get(host.id, {})
+        diagnosis = cause.diagnose(evidence, connections)
+        if rule.signal == "listen_drops":
+            diagnosis = {**diagnosis, "code": "listen_queue", "title": "listen queue overflowing"}
+        if incident.cause is None or incident.cause.get("code") != diagnosis["code"]:
+            incident.finding = cause.matching_finding(self.session, host.id, diagnosis["code"])
+        incident.cause = diagnosis
 
     def _close(self, incident_id: int | None) -> None:
         incident = self.incidents.pop(incident_id, None) if incident_id else None

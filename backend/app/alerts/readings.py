@@ -74,14 +74,36 @@ def _delta(expression: Any) -> Any:
     )
 
 
-def sample_window(session: Session, *, now: datetime, window_s: int) -> dict[int, dict[str, Any]]:
-    """Per host: the sample-based signals and the drop alert's evidence over the window."""
-    start = now - timedelta(seconds=window_s)
+# What sample_windows aggregates per window: (name, aggregate, column of the inner query).
+WINDOW_FIGURES = (
+    ("dropped", func.sum, "dropped"),
+    ("accepted", func.sum, "accepted"),
+    ("kernel_drops", func.sum, "kernel_drops"),
+    ("fds_pct", func.max, "fds_pct"),
+    ("active_max", func.max, "active"),
+    ("workers", func.max, "workers"),
+    ("errlog_severe", func.sum, "errlog_severe"),
+    ("wc_not_enough", func.sum, "errlog_wc_not_enough"),
+    ("too_many_open_files", func.sum, "errlog_nofile"),
+)
+
+
+def sample_windows(
+    session: Session, *, now: datetime, windows: Iterable[int]
+) -> dict[int, dict[int, dict[str, Any]]]:
+    """Per window, per host: the sample-based signals and the drop alert's evidence.
+
+    One scan of the longest window serves every window (conditional aggregates), because
+    rules of one fleet usually look back over a few different spans of the same rows."""
+    spans = sorted(set(windows))
+    if not spans:
+        return {}
     gap = func.coalesce(Sample.accepts, 0) - func.coalesce(Sample.handled, 0)
     kernel_drops = func.coalesce(Sample.listen_drops, Sample.listen_overflows)
     fds_pct = case(
         (Sample.fds_limit > 0, Sample.worker_fds_max * 100.0 / Sample.fds_limit), else_=None
     )
+    oldest = now - timedelta(seconds=spans[-1])
     inner = (
         select(
             Sample.host_id,
@@ -96,30 +118,27 @@ def sample_window(session: Session, *, now: datetime, window_s: int) -> dict[int
             Sample.errlog_wc_not_enough,
             Sample.errlog_nofile,
         )
-        .where(Sample.ts > start - LAG_MARGIN, Sample.ts <= now)
+        .where(Sample.ts > oldest - LAG_MARGIN, Sample.ts <= now)
         .subquery()
     )
-    query = (
-        select(
-            inner.c.host_id,
-            func.count().label("samples"),
-            func.sum(inner.c.dropped).label("dropped"),
-            func.sum(inner.c.accepted).label("accepted"),
-            func.sum(inner.c.kernel_drops).label("kernel_drops"),
-            func.max(inner.c.fds_pct).label("fds_pct"),
-            func.max(inner.c.active).label("active_max"),
-            func.max(inner.c.workers).label("workers"),
-            func.sum(inner.c.errlog_severe).label("errlog_severe"),
-            func.sum(inner.c.errlog_wc_not_enough).label("wc_not_enough"),
-            func.sum(inner.c.errlog_nofile).label("too_many_open_files"),
-        )
-        .where(inner.c.ts > start)
-        .group_by(inner.c.host_id)
-    )
-    return {row.host_id: dict(row._mapping) for row in session.execute(query)}
+    columns: list[Any] = [inner.c.host_id]
+    for index, span in enumerate(spans):
+        inside = inner.c.ts > now - timedelta(seconds=span)
+        columns.append(func.count(case((inside, 1))).label(f"samples_{index}"))
+        for name, aggregate, source in WINDOW_FIGURES:
+            columns.append(aggregate(case((inside, inner.c[source]))).label(f"{name}_{index}"))
+    query = select(*columns).where(inner.c.ts > oldest).group_by(inner.c.host_id)
+    result: dict[int, dict[int, dict[str, Any]]] = {span: {} for span in spans}
+    names = ("samples", *(name for name, _, _ in WINDOW_FIGURES))
+    for row in session.execute(query):
+        values = row._mapping
+        for index, span in enumerate(spans):
+            if values[f"samples_{index}"]:
+                result[span][row.host_id] = {name: values[f"{name}_{index}"] for name in names}
+    return result
 
 
-def _from_samples(rows: Mapping[int, Mapping[str, Any]], signal: str) -> Readings:
+def _from_samples(rows: Mapping[int, dict[str, Any]], signal: str) -> Readings:
     """The readings of one sample-based signal out of sample_window's rows."""
     column = {
         "dropped_connections": "dropped",
@@ -130,10 +149,8 @@ def _from_samples(rows: Mapping[int, Mapping[str, Any]], signal: str) -> Reading
     readings: Readings = {}
     for host_id, row in rows.items():
         value = row[column]
-        readings[host_id] = Reading(
-            None if value is None else float(value),
-            evidence={k: v for k, v in row.items() if k != "host_id" and v is not None},
-        )
+        # The row itself is the evidence: copied only for the few pairs that fire.
+        readings[host_id] = Reading(None if value is None else float(value), evidence=row)
     return readings
 
 
@@ -337,10 +354,15 @@ class ReadingCache:
     _samples: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)
     _readings: dict[tuple[str, int], Readings] = field(default_factory=dict)
 
+    def prepare_samples(self, windows: Iterable[int]) -> None:
+        """Read the sample-based figures of all these windows in one query."""
+        missing = set(windows) - set(self._samples)
+        self._samples.update(sample_windows(self.session, now=self.now, windows=missing))
+
     def samples(self, window_s: int) -> dict[int, dict[str, Any]]:
-        """sample_window rows for this window (one query per distinct window)."""
+        """Per host, the sample-based figures of this window."""
         if window_s not in self._samples:
-            self._samples[window_s] = sample_window(self.session, now=self.now, window_s=window_s)
+            self.prepare_samples([window_s])
         return self._samples[window_s]
 
     def readings(self, signal: str, window_s: int) -> Readings:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.alerts.engine import judge, window_of
+from app.alerts.engine import Condition, window_of
 from app.alerts.models import (
     OPEN_INCIDENT_STATES,
     AlertRule,
@@ -164,10 +164,11 @@ def preview(*, session: Session, body: RuleWrite, now: datetime) -> PreviewRead:
     hosts = [h for h in load_hosts(session) if scope_matches(body.scope, h.labels)]
     cache = ReadingCache(session, now, hosts, get_settings().push_interval_s)
     readings = cache.readings(rule.signal, window_of(rule))
+    condition = Condition.of(rule)
     rows = []
     for host in hosts:
         reading = readings.get(host.id)
-        matches = judge(rule, reading, PairState.inactive)
+        matches = condition.judge(reading, PairState.inactive)
         rows.append(
             PreviewHost(
                 host_id=host.id,

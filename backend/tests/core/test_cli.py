@@ -10,7 +10,7 @@ import pytest
 from app.core.security import verify_password
 from app.enrollment.service import consume_enrollment_token
 from app.users.models import Role, User
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from tests.conftest import TEST_REDIS_URL
@@ -108,3 +108,27 @@ def test_commands_on_an_unmigrated_database_say_what_to_do(tmp_path: Path) -> No
     assert result.returncode == 1
     assert "run `nginx-fleet migrate`" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_alert_rules_export_then_import_through_files(
+    cli_env: dict[str, str], db_session: Session, tmp_path: Path
+) -> None:
+    from app.alerts.models import AlertRule
+    from app.alerts.rules_file import default_rules, dump_rules
+
+    db_session.execute(delete(AlertRule))
+    db_session.commit()
+    rules_file = tmp_path / "rules.yaml"
+    rules_file.write_text(
+        dump_rules(default_rules(), {}).replace("threshold: 14.0", "threshold: 10.0")
+    )
+    imported = run_cli("alert-rules", "import", str(rules_file), env=cli_env)
+    assert imported.returncode == 0, imported.stderr
+    assert "13 created, 0 updated" in imported.stdout
+    exported = run_cli("alert-rules", "export", "-", env=cli_env)
+    assert (
+        "key: tls-certificate-expiring" in exported.stdout and "threshold: 10.0" in exported.stdout
+    )
+    rules_file.write_text("rules:\n- {key: broken}\n")
+    refused = run_cli("alert-rules", "import", str(rules_file), env=cli_env)
+    assert refused.returncode == 1 and "rules[0]" in refused.stderr
