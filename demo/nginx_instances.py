@@ -1,4 +1,4 @@
-"""The three demo nginx instances: their templates, prefixes and command lines."""
+"""The demo nginx instances: their templates, prefixes and command lines."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from tls_cert import write_self_signed
 
 DEMO_DIR = Path(__file__).resolve().parent
 TEMPLATES_DIR = DEMO_DIR / "nginx"
@@ -21,6 +22,11 @@ INSTALL_HINT = (
 )
 PLACEHOLDER = re.compile(r"@[A-Z_]+@")
 TEMP_SUBDIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+# The file the drops profile downloads slowly (limit_rate 16k: about three seconds).
+SLOW_DOWNLOAD = "downloads/demo.bin"
+SLOW_DOWNLOAD_BYTES = 48 * 1024
+# Days a TLS instance's certificate is valid from its start: soon enough for the expiry alert.
+CERTIFICATE_DAYS = 10
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,10 @@ class InstanceSpec:
     role: str
     traffic_profile: str
     needs_upstream: bool
+    # Also serves TLS on a second port, with a certificate made at start.
+    needs_tls: bool = False
+    # Serves SLOW_DOWNLOAD, which its template rate-limits.
+    slow_download: bool = False
 
 
 INSTANCES = (
@@ -39,6 +49,14 @@ INSTANCES = (
     ),
     InstanceSpec("demo-tuned", role="static-tuned", traffic_profile="static", needs_upstream=False),
     InstanceSpec("demo-cache", role="cache", traffic_profile="cache", needs_upstream=True),
+    InstanceSpec(
+        "demo-drops",
+        role="edge",
+        traffic_profile="drops",
+        needs_upstream=False,
+        needs_tls=True,
+        slow_download=True,
+    ),
 )
 
 
@@ -49,6 +67,7 @@ class NginxInstance:
     spec: InstanceSpec
     prefix: Path
     port: int
+    tls_port: int | None = None
 
     @property
     def base_url(self) -> str:
@@ -83,15 +102,27 @@ def free_port() -> int:
 
 
 def render_instance(
-    spec: InstanceSpec, root: Path, *, port: int, upstream_port: int | None
+    spec: InstanceSpec,
+    root: Path,
+    *,
+    port: int,
+    upstream_port: int | None,
+    tls_port: int | None = None,
 ) -> NginxInstance:
-    """Create ROOT/NAME: conf/ (rendered from the template), html/, logs/, temp/, cache/."""
+    """Create ROOT/NAME: conf/ (rendered from the template), html/, logs/, temp/, cache/.
+
+    A TLS instance gets conf/tls/NAME.crt and .key, made now, and a free TLS port unless one
+    is given."""
     prefix = root / spec.name
     for sub in ("conf", "logs", "cache", *(f"temp/{name}" for name in TEMP_SUBDIRS)):
         (prefix / sub).mkdir(parents=True, exist_ok=True)
     if (prefix / "html").exists():
         shutil.rmtree(prefix / "html")
     shutil.copytree(SITE_DIR, prefix / "html")
+    if spec.slow_download:
+        slow_file = prefix / "html" / SLOW_DOWNLOAD
+        slow_file.parent.mkdir(parents=True, exist_ok=True)
+        slow_file.write_bytes(bytes(SLOW_DOWNLOAD_BYTES))
     shutil.copy(TEMPLATES_DIR / "mime.types", prefix / "conf" / "mime.types")
     template = (TEMPLATES_DIR / spec.name / "nginx.conf").read_text()
     values = {"@PREFIX@": str(prefix), "@LISTEN_PORT@": str(port)}
@@ -99,6 +130,11 @@ def render_instance(
         if upstream_port is None:
             raise ValueError(f"{spec.name} proxies to the demo app: an upstream port is needed")
         values["@UPSTREAM_PORT@"] = str(upstream_port)
+    if spec.needs_tls:
+        tls_port = tls_port or free_port()
+        values["@TLS_PORT@"] = str(tls_port)
+    else:
+        tls_port = None
     for placeholder, value in values.items():
         template = template.replace(placeholder, value)
     unfilled = PLACEHOLDER.search(template)
@@ -110,7 +146,15 @@ def render_instance(
     # When the demo runs as root, nginx workers run as nobody and must be able to read the site.
     for path in (root, prefix, *prefix.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    return NginxInstance(spec=spec, prefix=prefix, port=port)
+    if spec.needs_tls:
+        # After the chmod above: the key stays readable by its owner only (the nginx master).
+        write_self_signed(
+            prefix / "conf" / "tls",
+            spec.name,
+            days=CERTIFICATE_DAYS,
+            dns_names=[f"{spec.name}.test", "localhost"],
+        )
+    return NginxInstance(spec=spec, prefix=prefix, port=port, tls_port=tls_port)
 
 
 def wait_until_serving(instance: NginxInstance, timeout_s: float = 15.0) -> None:

@@ -1,4 +1,4 @@
-"""`make demo`: the dashboard plus three real nginx instances with agents and loopback traffic."""
+"""`make demo`: the dashboard plus four real nginx instances with agents and loopback traffic."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def write_ready_file(path: Path, content: dict[str, Any]) -> None:
 def start_instances(
     children: ChildProcesses, options: DemoOptions, backend: Backend, nginx_binary: str
 ) -> list[NginxInstance]:
-    """Start the upstream app, the three nginx instances and one enrolled agent for each."""
+    """Start the upstream app, the nginx instances and one enrolled agent for each."""
     upstream_port = free_port()
     children.start(
         "upstream",

@@ -1,4 +1,5 @@
-"""Bounded loopback traffic for the demo nginx instances: steady load, bursts, 404s, cache hits."""
+"""Bounded loopback traffic for the demo nginx instances: steady load, bursts, 404s, cache hits,
+and for the `drops` profile surges of slow downloads that overflow its worker_connections."""
 
 from __future__ import annotations
 
@@ -38,7 +39,24 @@ PROFILES: dict[str, list[tuple[str, int]]] = {
         ("/api/report", 6),
         ("/api/nothing-here", 3),
     ],
+    # Between surges: an ordinary small site.
+    "drops": [
+        ("/", 30),
+        ("/about.html", 10),
+        ("/assets/app.css", 15),
+        ("/assets/app.js", 15),
+        ("/missing.html", 2),
+    ],
 }
+# Surges of the drops profile: SURGE_CONNECTIONS slow downloads opened one after the other,
+# every SURGE_EVERY_S. The spacing lets nginx read each request before the next connection
+# comes (a connection still waiting for its request is one nginx may close to make room); once
+# every connection is busy, nginx drops each new one. Each surge costs a few seconds.
+SURGE_PATH = "/downloads/demo.bin"
+SURGE_CONNECTIONS = 40
+SURGE_SPACING_S = 0.02
+SURGE_FIRST_S = (5.0, 10.0)
+SURGE_EVERY_S = (20.0, 40.0)
 
 
 class TargetError(ValueError):
@@ -150,6 +168,58 @@ async def drive_target(target: Target, budget: Budget, stop: asyncio.Event) -> N
             await asyncio.gather(*tasks)
 
 
+async def _download(client: httpx.AsyncClient, url: str, budget: Budget) -> None:
+    """One slow download read to its end; a dropped connection counts by its error's name."""
+    try:
+        async with client.stream("GET", url) as response:
+            async for _ in response.aiter_bytes():
+                pass
+        budget.statuses[f"{response.status_code // 100}xx"] += 1
+    except httpx.HTTPError as error:
+        budget.statuses[type(error).__name__] += 1
+
+
+async def surge(
+    client: httpx.AsyncClient, target: Target, budget: Budget, count: int = SURGE_CONNECTIONS
+) -> None:
+    """Open `count` slow downloads one after the other and wait for all of them."""
+    tasks = []
+    for _ in range(count):
+        if not budget.take():
+            break
+        tasks.append(asyncio.create_task(_download(client, target.base_url + SURGE_PATH, budget)))
+        await asyncio.sleep(SURGE_SPACING_S)
+    await asyncio.gather(*tasks)
+
+
+def surge_client() -> httpx.AsyncClient:
+    """A client with a fresh connection per download, as many at once as a surge opens."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(15.0),
+        limits=httpx.Limits(max_connections=SURGE_CONNECTIONS, max_keepalive_connections=0),
+        headers={"Connection": "close"},
+        follow_redirects=False,
+    )
+
+
+async def drive_surges(target: Target, budget: Budget, stop: asyncio.Event) -> None:
+    """Surge the target now and then until the budget or the stop event ends the run."""
+    pause = random.uniform(*SURGE_FIRST_S)
+    async with surge_client() as client:
+        while True:
+            # Never waits past the run's deadline: the run ends when its time is up.
+            wait = min(pause, budget.deadline - time.monotonic())
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=max(0.0, wait))
+                return
+            except TimeoutError:
+                pass
+            if budget.sent >= budget.max_requests or time.monotonic() >= budget.deadline:
+                return
+            await surge(client, target, budget)
+            pause = random.uniform(*SURGE_EVERY_S)
+
+
 async def run(targets: list[Target], duration_s: float, max_requests: int) -> Budget:
     """Drive every target concurrently; return the budget with per-status counts."""
     budget = Budget(deadline=time.monotonic() + duration_s, max_requests=max_requests)
@@ -158,6 +228,7 @@ async def run(targets: list[Target], duration_s: float, max_requests: int) -> Bu
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     drivers = [drive_target(target, budget, stop) for target in targets]
+    drivers += [drive_surges(t, budget, stop) for t in targets if t.profile == "drops"]
     await asyncio.gather(*drivers)
     return budget
 
@@ -169,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         "--target",
         action="append",
         required=True,
-        help="NAME,PROFILE,URL with PROFILE static|cache and a 127.0.0.0/8 URL (repeatable)",
+        help="NAME,PROFILE,URL with PROFILE static|cache|drops and a 127.0.0.0/8 URL (repeatable)",
     )
     parser.add_argument("--duration", type=float, default=7200.0, help="seconds (default 2 h)")
     parser.add_argument("--max-requests", type=int, default=500_000, help="stop after this many")

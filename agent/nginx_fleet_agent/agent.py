@@ -50,6 +50,9 @@ class Agent:
         if self._sampler.access_logs is not None:
             saved = self._spool.get_meta(defaults.ACCESS_LOG_POSITIONS_KEY)
             self._sampler.access_logs.restore(json.loads(saved) if saved else {})
+        if self._sampler.error_logs is not None:
+            saved = self._spool.get_meta(defaults.ERROR_LOG_POSITIONS_KEY)
+            self._sampler.error_logs.restore(json.loads(saved) if saved else {})
         self._backoff = backoff or Backoff(cap_s=config.backoff_cap_s)
         self.stop_event = threading.Event()
         self.interval_s = config.push_interval_s
@@ -115,8 +118,12 @@ class Agent:
             # A collector bug must not kill the agent: the next interval tries again.
             log.exception("taking a sample failed")
             return None
-        positions = json.dumps(self._sampler.access_log_positions(), separators=(",", ":"))
-        return self._spool.append(sample, meta={defaults.ACCESS_LOG_POSITIONS_KEY: positions})
+        # Stored in the sample's own transaction: a restart resumes the logs where it ended.
+        meta = {
+            defaults.ACCESS_LOG_POSITIONS_KEY: _compact(self._sampler.access_log_positions()),
+            defaults.ERROR_LOG_POSITIONS_KEY: _compact(self._sampler.error_log_positions()),
+        }
+        return self._spool.append(sample, meta=meta)
 
     def push_pending(self) -> None:
         """Push spooled samples in batches until the spool is empty or a push fails.
@@ -317,6 +324,11 @@ def hinted_wait_s(value: object, interval_s: float) -> float | None:
     if not math.isfinite(value) or value <= 0 or value >= interval_s:
         return None
     return max(float(value), defaults.MIN_PUSH_INTERVAL_S)
+
+
+def _compact(value: dict[str, Any]) -> str:
+    """`value` as JSON without spaces, for the spool's meta table."""
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _log_refusals(rejected: object) -> None:

@@ -43,6 +43,8 @@ class AgentConfig:
     access_logs: bool = defaults.ACCESS_LOGS
     access_log_top_paths: int = defaults.ACCESS_LOG_TOP_PATHS
     access_log_rotate_wait_s: float = defaults.ACCESS_LOG_ROTATE_WAIT_S
+    error_logs: bool = defaults.ERROR_LOGS
+    tls_certificates: bool = defaults.TLS_CERTIFICATES
     log_level: str = defaults.LOG_LEVEL
 
     @property

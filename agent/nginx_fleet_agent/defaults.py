@@ -38,6 +38,21 @@ ACCESS_LOG_TOP_PATHS = 0
 ACCESS_LOG_ROTATE_WAIT_S = 5.0
 ACCESS_LOG_POSITIONS_KEY = "access_log_positions"
 
+# Error logs: counted per interval (lines by level, a few known messages), never sent as text.
+ERROR_LOGS = True
+ERROR_LOG_POSITIONS_KEY = "error_log_positions"
+# Bytes read from one error log per interval; a backlog beyond it is counted in later ones.
+ERROR_LOG_MAX_READ_BYTES = 4 << 20
+
+# TLS certificates named by ssl_certificate, sent with the facts: re-read on a config change and
+# this often (certificates are renewed without one), at most this many, none larger than this.
+TLS_CERTIFICATES = True
+TLS_CERTIFICATES_REFRESH_S = 3600.0
+TLS_CERTIFICATES_MAX = 500
+TLS_CERTIFICATE_MAX_BYTES = 1 << 20
+# DNS names kept per certificate (a shared certificate can carry hundreds).
+TLS_CERTIFICATE_MAX_NAMES = 100
+
 BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 300.0
 

@@ -19,8 +19,11 @@ def nginx_factory(tmp_path: Path) -> Iterator[Callable[..., NginxInstance]]:
     """Create (and at teardown stop) nginx instances; `start=False` leaves one stopped."""
     instances: list[NginxInstance] = []
 
-    def make(server_block: str = STUB_STATUS_SERVER, *, start: bool = True) -> NginxInstance:
-        instance = NginxInstance.create(tmp_path / f"nginx{len(instances)}", server_block)
+    def make(
+        server_block: str = STUB_STATUS_SERVER, *, start: bool = True, **main: int
+    ) -> NginxInstance:
+        # `main`: settings of the main file (workers, connections), see NginxInstance.create.
+        instance = NginxInstance.create(tmp_path / f"nginx{len(instances)}", server_block, **main)
         instances.append(instance)
         if start:
             instance.start()

@@ -39,13 +39,13 @@ PLAIN_SERVER = """
 """
 
 _MAIN = """
-worker_processes 2;
+worker_processes {workers};
 daemon off;
 master_process on;
 pid {prefix}/logs/nginx.pid;
 error_log {prefix}/logs/error.log notice;
 events {{
-    worker_connections 64;
+    worker_connections {connections};
 }}
 http {{
     access_log {prefix}/logs/access.log;
@@ -76,12 +76,20 @@ class NginxInstance:
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @classmethod
-    def create(cls, prefix: Path, server_block: str = STUB_STATUS_SERVER) -> NginxInstance:
+    def create(
+        cls,
+        prefix: Path,
+        server_block: str = STUB_STATUS_SERVER,
+        *,
+        workers: int = 2,
+        connections: int = 64,
+    ) -> NginxInstance:
         """Write the configuration (main file plus conf.d/site.conf) under `prefix`."""
         port = free_port()
         for sub in ("conf/conf.d", "logs", "tmp"):
             (prefix / sub).mkdir(parents=True, exist_ok=True)
-        (prefix / "conf" / "nginx.conf").write_text(_MAIN.format(prefix=prefix))
+        main = _MAIN.format(prefix=prefix, workers=workers, connections=connections)
+        (prefix / "conf" / "nginx.conf").write_text(main)
         (prefix / "conf" / "conf.d" / "site.conf").write_text(
             server_block.replace("{port}", str(port))
         )

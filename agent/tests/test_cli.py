@@ -67,6 +67,7 @@ def test_collect_once_prints_the_documented_payload(nginx: NginxInstance, tmp_pa
     (sample,) = payload["samples"]
     assert set(sample) == {
         "seq", "ts", "nginx", "stub_status", "system", "nginx_processes", "access_log",
+        "error_log",
     }  # fmt: skip
     assert sample["seq"] == 1
     (log_file,) = sample["access_log"]["files"]

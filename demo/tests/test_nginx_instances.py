@@ -21,7 +21,7 @@ from nginx_instances import (
 
 
 def start_all(children: ChildProcesses, nginx_binary: str, root: Path) -> list[NginxInstance]:
-    """Start the upstream app and the three instances the way the launcher does."""
+    """Start the upstream app and every instance the way the launcher does."""
     upstream_port = free_port()
     children.start(
         "upstream", [sys.executable, str(DEMO_DIR / "upstream.py"), "--port", str(upstream_port)]
@@ -62,7 +62,7 @@ def test_cache_template_needs_an_upstream_port(nginx_root: Path) -> None:
 def test_instances_serve_status_site_gzip_and_cache(
     nginx_binary: str, nginx_root: Path, children: ChildProcesses
 ) -> None:
-    default, tuned, cache = start_all(children, nginx_binary, nginx_root)
+    default, tuned, cache, _ = start_all(children, nginx_binary, nginx_root)
 
     status = httpx.get(default.status_url).text
     assert status.startswith("Active connections:")

@@ -1,4 +1,4 @@
-"""The launcher end to end: dashboard, three nginx with agents, ready file, and a clean Ctrl-C."""
+"""The launcher end to end: dashboard, the nginx with agents, ready file, and a clean Ctrl-C."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_demo_comes_up_and_stops_everything_on_ctrl_c(
         spec.name: "up" for spec in INSTANCES
     }
     started = descendants(launcher.pid)
-    # backend + worker, upstream, 3 nginx masters with workers, 3 agents, traffic
+    # backend + worker, upstream, 4 nginx masters with workers, 4 agents, traffic
     assert len(started) >= 10
 
     # An impatient person presses Ctrl-C again and again (or `timeout` passes on a TERM

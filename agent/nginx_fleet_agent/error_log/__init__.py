@@ -1,0 +1,1 @@
+"""Error-log counts: every error_log file of the config tailed, lines counted per interval."""
