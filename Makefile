@@ -81,7 +81,7 @@ agent-wheel: install-python ## build the agent's wheel into agent/dist (NGINX_FL
 run: build ## embedded control plane with the built UI on $(HOST):$(PORT) (data in ./var)
 	.venv/bin/nginx-fleet run --host $(HOST) --port $(PORT)
 
-demo: system-demo install build ## dashboard + three real nginx instances with agents and traffic
+demo: system-demo install build ## dashboard + four real nginx instances with agents and traffic
 	$(PY) demo/run_demo.py --port $(PORT) $(DEMO_ARGS)
 
 check: check-python check-frontend check-migrations check-licences ## everything CI checks besides the tests

@@ -1,10 +1,10 @@
-/** The fleet page lists the three demo nginx instances, each up and pushing. */
+/** The fleet page lists the four demo nginx instances, each up and pushing. */
 import { ADMIN_STORAGE } from "../support/demo-state";
 import { expect, test } from "../support/fixtures";
 
 test.use({ storageState: ADMIN_STORAGE });
 
-const DEMO_HOSTS = ["demo-default", "demo-tuned", "demo-cache"];
+const DEMO_HOSTS = ["demo-default", "demo-tuned", "demo-cache", "demo-drops"];
 
 test("the fleet shows every demo host as up", async ({ page, demo }) => {
   expect(demo.hosts.sort()).toEqual([...DEMO_HOSTS].sort());

@@ -1,4 +1,4 @@
-/** A fleet rollout over the three real demo hosts stops after its canary fails to apply. */
+/** A fleet rollout over the four real demo hosts stops after its canary fails to apply. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { APIRequestContext } from "@playwright/test";
@@ -49,7 +49,7 @@ test("a rollout whose canary cannot reload stops there and leaves the other host
   const headers = { "X-CSRF-Token": await csrfOf(api) };
   const ids = await hostIds(api);
   const hostnames = [...ids.keys()].sort();
-  expect(hostnames).toEqual(["demo-cache", "demo-default", "demo-tuned"]);
+  expect(hostnames).toEqual(["demo-cache", "demo-default", "demo-drops", "demo-tuned"]);
 
   // Every host must have the finding analysed first: the canary is the first of them by name.
   for (const id of ids.values()) {
@@ -75,7 +75,7 @@ test("a rollout whose canary cannot reload stops there and leaves the other host
     rollout = (await created.json()) as Rollout;
     const waves = new Map(rollout.hosts.map((host) => [host.hostname, host.wave]));
     expect(waves.get(canary)).toBe(0);
-    expect(rollout.hosts.filter((host) => host.wave !== 0)).toHaveLength(2);
+    expect(rollout.hosts.filter((host) => host.wave !== 0)).toHaveLength(3);
 
     const id = rollout.id;
     await expect
