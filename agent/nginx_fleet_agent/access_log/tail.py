@@ -1,4 +1,7 @@
-"""Follow one access-log file across rotation, truncation and restarts, returning whole lines."""
+"""Follow one log file across rotation, truncation and restarts, returning whole lines.
+
+Written for access logs and used for error logs too: the caller says which kind of log the file
+is (`kind`), and the tail's own messages name it so."""
 
 # nginx writes each line with one write() on a descriptor opened with O_APPEND and keeps it
 # until it reopens its logs (USR1). logrotate either renames the file and creates a new one
@@ -140,7 +143,9 @@ def _reason(exc: OSError) -> str:
 
 
 class FileTail:
-    """Whole new lines of the file at `path`, surviving rotation, truncation and restarts."""
+    """Whole new lines of the file at `path`, surviving rotation, truncation and restarts.
+
+    `kind` names the log in the agent's own messages ("access log", "error log")."""
 
     def __init__(
         self,
@@ -151,10 +156,12 @@ class FileTail:
         rotate_wait_s: float = 5.0,
         max_read_bytes: int = 8 << 20,
         clock: Callable[[], float] = time.monotonic,
+        kind: str = "access log",
     ) -> None:
         if max_read_bytes <= 0:
             raise ValueError("max_read_bytes must be positive")
         self.path = path
+        self.kind = kind
         self.status = "ok"
         self.reason: str | None = None
         self.skipped_long_lines = 0
@@ -197,7 +204,7 @@ class FileTail:
                 budget, at_end = self._read_lines(head, budget, chunks)
             except OSError as exc:
                 self._set_status("unreadable", _reason(exc))
-                log.warning("access log %s: read failed: %s", self.path, exc)
+                log.warning("%s %s: read failed: %s", self.kind, self.path, exc)
                 break
             if not (at_end and self._finished(head, now)):
                 break
@@ -283,12 +290,15 @@ class FileTail:
         else:
             rotated = self._find_rotated(state)
             if rotated is not None:
-                log.info("access log %s: rotated while stopped, reading the rest of it", self.path)
+                log.info(
+                    "%s %s: rotated while stopped, reading the rest of it", self.kind, self.path
+                )
                 self._files.append(rotated)
             elif state.inode != 0:
                 log.warning(
-                    "access log %s: the file last read (inode %d) is gone; lines it gained "
+                    "%s %s: the file last read (inode %d) is gone; lines it gained "
                     "after offset %d are lost",
+                    self.kind,
                     self.path,
                     state.inode,
                     state.offset,
@@ -312,7 +322,7 @@ class FileTail:
             try:
                 size = os.fstat(f.fd).st_size
             except OSError as exc:
-                log.warning("access log %s: fstat of an old file failed: %s", self.path, exc)
+                log.warning("%s %s: fstat of an old file failed: %s", self.kind, self.path, exc)
                 continue
             if f.detached_at is None:
                 f.detached_at = f.last_growth = now
@@ -340,7 +350,8 @@ class FileTail:
         if left > 0:
             # nginx writes whole lines: a rest without a newline is a write cut short.
             log.warning(
-                "access log %s: dropping %d bytes of an unfinished last line of an old file",
+                "%s %s: dropping %d bytes of an unfinished last line of an old file",
+                self.kind,
                 self.path,
                 left,
             )
@@ -404,13 +415,16 @@ class FileTail:
         copy = self._find_copy(f)
         if copy is None:
             log.warning(
-                "access log %s: truncated, and no copy of it holding offset %d found "
+                "%s %s: truncated, and no copy of it holding offset %d found "
                 "next to it; reading it from its start",
+                self.kind,
                 self.path,
                 f.offset,
             )
         else:
-            log.info("access log %s: truncated (copytruncate), reading its copy first", self.path)
+            log.info(
+                "%s %s: truncated (copytruncate), reading its copy first", self.kind, self.path
+            )
             copy.in_long_line, copy.is_copy = f.in_long_line, True
             self._files.insert(0, copy)
         f.offset, f.in_long_line = 0, False
@@ -449,7 +463,7 @@ class FileTail:
             with os.scandir(self._dir) as entries:
                 listed = list(entries)
         except OSError as exc:
-            log.warning("access log %s: cannot list its directory: %s", self.path, exc)
+            log.warning("%s %s: cannot list its directory: %s", self.kind, self.path, exc)
             return []
         found = []
         for entry in listed:

@@ -108,7 +108,10 @@ def describe(pem: bytes) -> dict[str, Any]:
         # A malformed extension costs the names, not the dates an expiry alert needs.
         log.warning("unreadable subjectAltName in a certificate of %s", described["subject"])
         dns_names = []
-    described["dns_names"] = dns_names[: defaults.TLS_CERTIFICATE_MAX_NAMES]
+    # Each name cut like the subject: the control plane refuses longer ones, with the push.
+    described["dns_names"] = [
+        name[:MAX_NAME_CHARS] for name in dns_names[: defaults.TLS_CERTIFICATE_MAX_NAMES]
+    ]
     return described
 
 

@@ -84,6 +84,7 @@ class ErrorLogCollector:
                     start_at_end=True,
                     rotate_wait_s=self._rotate_wait_s,
                     max_read_bytes=self._max_read_bytes,
+                    kind="error log",
                 )
             if entry.tail is not None:
                 for chunk in entry.tail.read():
