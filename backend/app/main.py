@@ -18,6 +18,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.access_log.router import router as access_log_router
 from app.agents.router import router as agents_router
 from app.agents.schemas import PushBody
+from app.alerts.router import router as alerts_router
 from app.api.client_address import trusted_proxies
 from app.api.deps import SessionDep
 from app.api.middleware import CSRFMiddleware, RequestBodyMiddleware, SecurityHeadersMiddleware
@@ -37,9 +38,12 @@ from app.core.ui import mount_ui
 from app.downloads.router import router as downloads_router
 from app.enrollment.router import router as enrollment_router
 from app.events.router import router as events_router
+from app.exposition.router import router as metrics_token_router
+from app.exposition.router import scrape_router as metrics_scrape_router
 from app.findings.router import router as findings_router
 from app.hosts.router import router as hosts_router
 from app.metrics.router import router as metrics_router
+from app.notify.router import router as notify_router
 from app.users import service as users_service
 from app.users.router import router as users_router
 
@@ -147,12 +151,16 @@ def create_app() -> FastAPI:
         configs_router,
         findings_router,
         changes_router,
+        alerts_router,
         agents_router,
         events_router,
+        notify_router,
+        metrics_token_router,
     )
     for router in routers:
         app.include_router(router, prefix=API_PREFIX)
     app.include_router(downloads_router)
+    app.include_router(metrics_scrape_router)
     # Middleware added last runs first: headers wrap everything, CSRF runs before routing.
     app.add_middleware(RequestBodyMiddleware)
     app.add_middleware(CSRFMiddleware)

@@ -31,6 +31,14 @@ from app.core.types import DbId, IdPath, Timestamp
 router = APIRouter(tags=["alerts"])
 
 MAX_RULES_FILE_BYTES = 1_000_000
+
+
+class YamlResponse(PlainTextResponse):
+    """A rules file."""
+
+    media_type = "application/yaml"
+
+
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such row"}}
 
 
@@ -111,18 +119,29 @@ def preview_rule(body: RuleWrite, session: SessionDep, _user: OperatorUser) -> P
     return service.preview(session=session, body=body, now=utcnow())
 
 
-@router.get("/alerts/rules/file", response_class=PlainTextResponse)
-def export_rules(session: SessionDep, _user: AdminUser) -> PlainTextResponse:
+# The file's shape for the OpenAPI document; RuleWrite's fields with durations as "2m".
+RULES_FILE_SCHEMA = {
+    "type": "object",
+    "required": ["rules"],
+    "properties": {"rules": {"type": "array", "items": {"type": "object"}}},
+}
+
+
+@router.get(
+    "/alerts/rules/file",
+    response_class=YamlResponse,
+    responses={200: {"content": {"application/yaml": {"schema": RULES_FILE_SCHEMA}}}},
+)
+def export_rules(session: SessionDep, _user: AdminUser) -> YamlResponse:
     """Every rule as a YAML rules file (channels by name)."""
-    return PlainTextResponse(service.export_rules(session=session), media_type="application/yaml")
+    return YamlResponse(service.export_rules(session=session))
 
 
 @router.put(
     "/alerts/rules/file",
     response_model=RulesFileResult,
-    openapi_extra={
-        "requestBody": {"content": {"application/yaml": {"schema": {"type": "string"}}}}
-    },
+    responses={413: {}, 422: {}},
+    openapi_extra={"requestBody": {"content": {"application/yaml": {"schema": RULES_FILE_SCHEMA}}}},
 )
 async def import_rules(request: Request, session: SessionDep, user: AdminUser) -> RulesFileResult:
     """Create or replace rules by key from a YAML rules file; rules not named are kept."""

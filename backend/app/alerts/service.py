@@ -257,9 +257,9 @@ def _reads(session: Session, incidents: Sequence[Incident]) -> list[IncidentRead
     rule_ids = {i.rule_id for i in incidents}
     hosts = {h.id: h for h in session.scalars(select(Host).where(Host.id.in_(host_ids)))}
     signals = dict(
-        session.execute(select(AlertRule.id, AlertRule.signal).where(AlertRule.id.in_(rule_ids)))
-        .tuples()
-        .all()
+        session.execute(
+            select(AlertRule.id, AlertRule.signal).where(AlertRule.id.in_(rule_ids))
+        ).all()
     )
     return [_incident_read(i, hosts.get(i.host_id), signals.get(i.rule_id)) for i in incidents]
 
@@ -369,7 +369,7 @@ def list_silences(*, session: Session, active_only: bool, now: datetime) -> list
     query = select(Silence).order_by(Silence.id.desc()).limit(MAX_PAGE)
     if active_only:
         query = query.where(Silence.ends_at > now)
-    keys = dict(session.execute(select(AlertRule.id, AlertRule.key)).tuples().all())
+    keys = dict(session.execute(select(AlertRule.id, AlertRule.key)).all())
     return [_silence_read(s, keys, now) for s in session.scalars(query)]
 
 
@@ -402,7 +402,7 @@ def create_silence(
         detail={"rule_id": body.rule_id, "matchers": silence.matchers, "reason": body.reason},
     )
     session.commit()
-    keys = dict(session.execute(select(AlertRule.id, AlertRule.key)).tuples().all())
+    keys = dict(session.execute(select(AlertRule.id, AlertRule.key)).all())
     return _silence_read(silence, keys, now)
 
 

@@ -16,6 +16,10 @@ _REPO_ROOT = Path(__file__).resolve().parents[3]
 
 # Values that look like secrets but are published in docs and examples.
 _KNOWN_DEFAULT_PASSWORDS = frozenset({"admin", "password", "changeme", "change-me", "nginx-fleet"})
+# NGINX_FLEET_SECRET_KEY: shorter or repetitive values are guessable (`openssl rand -hex 32`
+# gives 64 characters of 16 kinds).
+MIN_SECRET_KEY_LENGTH = 32
+MIN_SECRET_KEY_DISTINCT_CHARACTERS = 8
 
 
 class Settings(BaseSettings):
@@ -41,6 +45,10 @@ class Settings(BaseSettings):
     admin_password: SecretStr | None = Field(
         default=None, validation_alias="NGINX_FLEET_ADMIN_PASSWORD"
     )
+    # Encrypts stored secrets (alert channels' passwords, tokens, Slack URLs). When unset
+    # outside production, a random key is generated once in data_dir (app.notify.secrets);
+    # production must set it, as the api and worker containers share no data dir.
+    secret_key: SecretStr | None = Field(default=None, validation_alias="NGINX_FLEET_SECRET_KEY")
     ingest_max_bytes: int = Field(
         default=2 * 1024 * 1024, gt=0, validation_alias="INGEST_MAX_BYTES"
     )
@@ -101,6 +109,19 @@ class Settings(BaseSettings):
     events_max_streams_per_user: int = Field(
         default=8, gt=0, validation_alias="NGINX_FLEET_EVENTS_MAX_STREAMS_PER_USER"
     )
+
+    @model_validator(mode="after")
+    def _refuse_weak_secret_key(self) -> Settings:
+        """Refuse a short or repetitive secret key, in any mode (an empty one means unset)."""
+        key = self.secret_key.get_secret_value() if self.secret_key else ""
+        if key and (
+            len(key) < MIN_SECRET_KEY_LENGTH or len(set(key)) < MIN_SECRET_KEY_DISTINCT_CHARACTERS
+        ):
+            raise ValueError(
+                f"NGINX_FLEET_SECRET_KEY is too weak (at least {MIN_SECRET_KEY_LENGTH} random "
+                "characters; try `openssl rand -hex 32`)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _refuse_insecure_production(self) -> Settings:

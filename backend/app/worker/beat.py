@@ -8,6 +8,7 @@ from app.alerts.schedule import ALERTS_SCHEDULE
 from app.changes.schedule import CHANGES_SCHEDULE
 from app.configs.schedule import CONFIGS_SCHEDULE
 from app.metrics.schedule import METRICS_SCHEDULE
+from app.notify.schedule import NOTIFY_SCHEDULE
 from app.worker.queues import Queue
 
 HOUR_S = 3600
@@ -31,6 +32,7 @@ def build_beat_schedule() -> dict[str, dict[str, Any]]:
         CONFIGS_SCHEDULE,
         CHANGES_SCHEDULE,
         ALERTS_SCHEDULE,
+        NOTIFY_SCHEDULE,
     ):
         clash = schedule.keys() & domain_schedule.keys()
         if clash:

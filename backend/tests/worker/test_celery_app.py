@@ -18,6 +18,8 @@ def test_every_periodic_task_expires_and_is_registered() -> None:
         "configs-reanalyze-fleet",
         "configs-apply-expired-acks",
         "changes-watch",
+        "alerts-evaluate",
+        "notify-redispatch-overdue",
     }
     celery_app.loader.import_default_modules()
     for entry in schedule.values():

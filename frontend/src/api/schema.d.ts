@@ -632,6 +632,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert Summary
+         * @description How many incidents are open, by severity, for the navigation badge.
+         */
+        get: operations["alert_summary_api_v1_alerts_summary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Incidents
+         * @description Incidents newest first: open (`active`), `resolved` or `all`; page with before_id.
+         */
+        get: operations["list_incidents_api_v1_alerts_incidents_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/incidents/{incident_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Incident Detail
+         * @description One incident, its cause, and each delivery of the notifications that named it.
+         */
+        get: operations["incident_detail_api_v1_alerts_incidents__incident_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{host_id}/alert-periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert Periods
+         * @description When the host's alerts fired within [from, to], for marks on its charts.
+         */
+        get: operations["alert_periods_api_v1_hosts__host_id__alert_periods_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Signals
+         * @description The host signals a rule can watch, with their units.
+         */
+        get: operations["list_signals_api_v1_alerts_signals_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Rules
+         * @description Every rule.
+         */
+        get: operations["list_rules_api_v1_alerts_rules_get"];
+        put?: never;
+        /**
+         * Create Rule
+         * @description Add a rule.
+         */
+        post: operations["create_rule_api_v1_alerts_rules_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Rule
+         * @description Which hosts the rule would match now (before `for`, hysteresis and silences).
+         */
+        post: operations["preview_rule_api_v1_alerts_rules_preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Rules
+         * @description Every rule as a YAML rules file (channels by name).
+         */
+        get: operations["export_rules_api_v1_alerts_rules_file_get"];
+        /**
+         * Import Rules
+         * @description Create or replace rules by key from a YAML rules file; rules not named are kept.
+         */
+        put: operations["import_rules_api_v1_alerts_rules_file_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Rule
+         * @description One rule.
+         */
+        get: operations["get_rule_api_v1_alerts_rules__rule_id__get"];
+        /**
+         * Update Rule
+         * @description Replace a rule; open incidents follow the new rule from the next evaluation.
+         */
+        put: operations["update_rule_api_v1_alerts_rules__rule_id__put"];
+        post?: never;
+        /**
+         * Delete Rule
+         * @description Remove a rule with its incidents and silences.
+         */
+        delete: operations["delete_rule_api_v1_alerts_rules__rule_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/silences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Silences
+         * @description Silences newest first; `active=false` includes ended ones.
+         */
+        get: operations["list_silences_api_v1_alerts_silences_get"];
+        put?: never;
+        /**
+         * Create Silence
+         * @description Mute notifications of a rule and/or hosts matching labels until ends_at.
+         */
+        post: operations["create_silence_api_v1_alerts_silences_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/silences/{silence_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Expire Silence
+         * @description End a silence now.
+         */
+        delete: operations["expire_silence_api_v1_alerts_silences__silence_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agent/enroll": {
         parameters: {
             query?: never;
@@ -711,6 +951,146 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Channels
+         * @description Every channel with its settings; secrets are never returned, only which are set.
+         */
+        get: operations["list_channels_api_v1_alerts_channels_get"];
+        put?: never;
+        /**
+         * Create Channel
+         * @description Create a channel; its secrets are stored encrypted.
+         */
+        post: operations["create_channel_api_v1_alerts_channels_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/channels/{channel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Channel
+         * @description One channel.
+         */
+        get: operations["get_channel_api_v1_alerts_channels__channel_id__get"];
+        /**
+         * Update Channel
+         * @description Replace a channel; an omitted secret keeps its value, an empty string clears it.
+         */
+        put: operations["update_channel_api_v1_alerts_channels__channel_id__put"];
+        post?: never;
+        /**
+         * Delete Channel
+         * @description Delete a channel and its delivery history.
+         */
+        delete: operations["delete_channel_api_v1_alerts_channels__channel_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/channels/{channel_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Channel
+         * @description Send a test notification now (a few seconds at most); the delivery says how it went.
+         */
+        post: operations["test_channel_api_v1_alerts_channels__channel_id__test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/channels/{channel_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Channel Deliveries
+         * @description A channel's deliveries with their attempts, newest first.
+         */
+        get: operations["channel_deliveries_api_v1_alerts_channels__channel_id__deliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Incident Deliveries
+         * @description The deliveries that carried an incident, newest first.
+         */
+        get: operations["incident_deliveries_api_v1_alerts_deliveries_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/metrics-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token State
+         * @description Whether a scrape token is set, and since when.
+         */
+        get: operations["token_state_api_v1_metrics_token_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description A new scrape token, shown in this reply only; the previous one stops working.
+         */
+        post: operations["create_token_api_v1_metrics_token_post"];
+        /**
+         * Delete Token
+         * @description Remove the scrape token: /metrics refuses every scrape until a new one is made.
+         */
+        delete: operations["delete_token_api_v1_metrics_token_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1050,6 +1430,41 @@ export interface components {
             size_bytes: number;
         };
         /**
+         * AlertPeriod
+         * @description When one incident fired on a host, for marks on its charts.
+         */
+        AlertPeriod: {
+            /** Incident Id */
+            incident_id: number;
+            /** Rule Key */
+            rule_key: string;
+            /** Rule Name */
+            rule_name: string;
+            /** Severity */
+            severity: string;
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string;
+            /** End */
+            end: string | null;
+        };
+        /**
+         * AlertSummary
+         * @description Counts for the navigation badge.
+         */
+        AlertSummary: {
+            /** Firing */
+            firing: number;
+            /** Pending */
+            pending: number;
+            /** By Severity */
+            by_severity: {
+                [key: string]: number;
+            };
+        };
+        /**
          * AnalysisRead
          * @description The latest analysis of the snapshot; score is null when the engine failed.
          */
@@ -1131,6 +1546,25 @@ export interface components {
              * @default 300
              */
             watch_s: number;
+        };
+        /**
+         * Cause
+         * @description The likely cause of dropped connections.
+         */
+        Cause: {
+            /**
+             * Code
+             * @enum {string}
+             */
+            code: "worker_connections" | "fd_limit" | "listen_queue" | "unknown";
+            /** Title */
+            title: string;
+            /** Detail */
+            detail: string;
+            /** Evidence */
+            evidence: {
+                [key: string]: unknown;
+            };
         };
         /**
          * ChangeCreate
@@ -1336,6 +1770,59 @@ export interface components {
          */
         ChangeStatus: "proposed" | "approved" | "sent" | "applying" | "verified" | "rolled_back" | "failed" | "refused" | "rejected" | "superseded";
         /**
+         * ChannelKind
+         * @description Where a channel sends notifications.
+         * @enum {string}
+         */
+        ChannelKind: "webhook" | "slack" | "email";
+        /**
+         * ChannelRead
+         * @description A channel without its secrets: only the names of those that are set.
+         */
+        ChannelRead: {
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            kind: components["schemas"]["ChannelKind"];
+            /** Enabled */
+            enabled: boolean;
+            /** Settings */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** Secrets Set */
+            secrets_set: string[];
+        };
+        /**
+         * ChannelWrite
+         * @description Body of POST and PUT /alerts/channels: the whole channel; secrets are write-only.
+         */
+        ChannelWrite: {
+            /** Name */
+            name: string;
+            kind: components["schemas"]["ChannelKind"];
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * Settings
+             * @description by kind: see docs/alerts.md
+             */
+            settings?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Secrets
+             * @description an omitted secret keeps its value, an empty string clears it
+             */
+            secrets?: {
+                [key: string]: string;
+            };
+        };
+        /**
          * CommentBody
          * @description Body of approve, reject and rollback: an optional comment for the trail.
          */
@@ -1358,6 +1845,63 @@ export interface components {
             /** Line Count */
             line_count: number;
         };
+        /**
+         * DeliveryAttemptRead
+         * @description One attempt of a delivery.
+         */
+        DeliveryAttemptRead: {
+            /** N */
+            n: number;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Ok */
+            ok: boolean;
+            /** Status Code */
+            status_code: number | null;
+            /** Error */
+            error: string | null;
+            /** Duration Ms */
+            duration_ms: number;
+        };
+        /**
+         * DeliveryRead
+         * @description A notification to one channel, with its attempts.
+         */
+        DeliveryRead: {
+            /** Id */
+            id: number;
+            /** Channel Id */
+            channel_id: number;
+            /** Channel Name */
+            channel_name: string;
+            kind: components["schemas"]["ChannelKind"];
+            /**
+             * Event
+             * @enum {string}
+             */
+            event: "firing" | "resolved" | "repeat" | "test";
+            /** Rule Key */
+            rule_key: string;
+            /** Incident Ids */
+            incident_ids: number[];
+            status: components["schemas"]["DeliveryStatus"];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Attempts */
+            attempts: components["schemas"]["DeliveryAttemptRead"][];
+        };
+        /**
+         * DeliveryStatus
+         * @description Where a delivery stands: waiting for its first or next attempt, or done.
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "retrying" | "sent" | "failed";
         /**
          * EnrollReply
          * @description The host token, shown this once.
@@ -1787,6 +2331,143 @@ export interface components {
             };
         };
         /**
+         * IncidentDetail
+         * @description An incident with its notifications' deliveries.
+         */
+        IncidentDetail: {
+            /** Id */
+            id: number;
+            /** Rule Id */
+            rule_id: number;
+            /** Rule Key */
+            rule_key: string;
+            /** Rule Name */
+            rule_name: string;
+            /** Severity */
+            severity: string;
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** State */
+            state: string;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /**
+             * Fired At
+             * Format: date-time
+             */
+            fired_at: string;
+            /** Resolved At */
+            resolved_at: string | null;
+            /** Value */
+            value: number | null;
+            /** Peak Value */
+            peak_value: number | null;
+            /** Unit */
+            unit: string;
+            /** Summary */
+            summary: string;
+            cause: components["schemas"]["Cause"] | null;
+            finding: components["schemas"]["LinkedFinding"] | null;
+            /** Silenced By */
+            silenced_by: number | null;
+            /** Last Notified At */
+            last_notified_at: string | null;
+            /** Url */
+            url: string;
+            /** Deliveries */
+            deliveries: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * IncidentPage
+         * @description A page of incidents, newest first.
+         */
+        IncidentPage: {
+            /** Items */
+            items: components["schemas"]["IncidentRead"][];
+            /**
+             * Next Before Id
+             * @description pass as before_id for the next page; null: no more
+             */
+            next_before_id: number | null;
+        };
+        /**
+         * IncidentRead
+         * @description One firing of a rule on a host.
+         */
+        IncidentRead: {
+            /** Id */
+            id: number;
+            /** Rule Id */
+            rule_id: number;
+            /** Rule Key */
+            rule_key: string;
+            /** Rule Name */
+            rule_name: string;
+            /** Severity */
+            severity: string;
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** State */
+            state: string;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /**
+             * Fired At
+             * Format: date-time
+             */
+            fired_at: string;
+            /** Resolved At */
+            resolved_at: string | null;
+            /** Value */
+            value: number | null;
+            /** Peak Value */
+            peak_value: number | null;
+            /** Unit */
+            unit: string;
+            /** Summary */
+            summary: string;
+            cause: components["schemas"]["Cause"] | null;
+            finding: components["schemas"]["LinkedFinding"] | null;
+            /** Silenced By */
+            silenced_by: number | null;
+            /** Last Notified At */
+            last_notified_at: string | null;
+            /** Url */
+            url: string;
+        };
+        /**
+         * LinkedFinding
+         * @description The config finding that carries the fix.
+         */
+        LinkedFinding: {
+            /** Rule */
+            rule: string;
+            /** Finding Id */
+            finding_id: number;
+            /** Url */
+            url: string;
+        };
+        /**
          * LoginRequest
          * @description Credentials typed into the sign-in form.
          */
@@ -1795,6 +2476,39 @@ export interface components {
             username: string;
             /** Password */
             password: string;
+        };
+        /**
+         * Matcher
+         * @description One label condition of a silence.
+         */
+        Matcher: {
+            /** Label */
+            label: string;
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: "=" | "!=";
+            /** Value */
+            value: string;
+        };
+        /**
+         * MetricsTokenCreated
+         * @description A new scrape token, shown in this reply only.
+         */
+        MetricsTokenCreated: {
+            /** Token */
+            token: string;
+        };
+        /**
+         * MetricsTokenState
+         * @description Whether a scrape token is set, and since when; never the token.
+         */
+        MetricsTokenState: {
+            /** Set */
+            set: boolean;
+            /** Created At */
+            created_at: string | null;
         };
         /**
          * MissingFigure
@@ -1890,6 +2604,38 @@ export interface components {
             ok: boolean;
             /** Host Id */
             host_id: number;
+        };
+        /**
+         * PreviewHost
+         * @description One host in the scope of a previewed rule.
+         */
+        PreviewHost: {
+            /** Host Id */
+            host_id: number;
+            /** Hostname */
+            hostname: string;
+            /** Labels */
+            labels: {
+                [key: string]: string;
+            };
+            /** Value */
+            value: number | null;
+            /** Matches */
+            matches: boolean;
+            /** No Data */
+            no_data: boolean;
+        };
+        /**
+         * PreviewRead
+         * @description Which hosts a rule would match now (hysteresis and `for` left out).
+         */
+        PreviewRead: {
+            /** Evaluated */
+            evaluated: number;
+            /** Matching */
+            matching: number;
+            /** Hosts */
+            hosts: components["schemas"]["PreviewHost"][];
         };
         /**
          * Proposal
@@ -2109,6 +2855,141 @@ export interface components {
             hosts: components["schemas"]["RolloutHost"][];
         };
         /**
+         * RuleRead
+         * @description A rule.
+         */
+        RuleRead: {
+            /** Id */
+            id: number;
+            /** Key */
+            key: string;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+            /** Enabled */
+            enabled: boolean;
+            /** Signal */
+            signal: string;
+            /** Op */
+            op: string;
+            /** Threshold */
+            threshold: number;
+            /** Clear Threshold */
+            clear_threshold: number | null;
+            /** Min Requests */
+            min_requests: number | null;
+            /** Window S */
+            window_s: number;
+            /** For S */
+            for_s: number;
+            /** Keep Firing S */
+            keep_firing_s: number;
+            /** Repeat Interval S */
+            repeat_interval_s: number | null;
+            /** Severity */
+            severity: string;
+            /** No Data */
+            no_data: string;
+            /** Scope */
+            scope: {
+                [key: string]: string;
+            };
+            /** Channel Ids */
+            channel_ids: number[];
+            /** Last Error */
+            last_error: string | null;
+            /**
+             * Firing
+             * @description incidents of this rule open now
+             * @default 0
+             */
+            firing: number;
+        };
+        /**
+         * RuleWrite
+         * @description Body of POST/PUT /alerts/rules and of /alerts/rules/preview.
+         */
+        RuleWrite: {
+            /** Key */
+            key: string;
+            /** Name */
+            name: string;
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * Signal
+             * @description a signal name from GET /alerts/signals
+             */
+            signal: string;
+            /**
+             * Op
+             * @enum {string}
+             */
+            op: ">" | ">=" | "<" | "<=";
+            /** Threshold */
+            threshold: number;
+            /**
+             * Clear Threshold
+             * @description once firing, clear only past this value (hysteresis); null: the threshold
+             */
+            clear_threshold?: number | null;
+            /**
+             * Min Requests
+             * @description rate-style signals: fewer requests in the window judge fine
+             */
+            min_requests?: number | null;
+            /** Window S */
+            window_s: number;
+            /**
+             * For S
+             * @default 0
+             */
+            for_s: number;
+            /**
+             * Keep Firing S
+             * @default 0
+             */
+            keep_firing_s: number;
+            /** Repeat Interval S */
+            repeat_interval_s?: number | null;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "critical" | "warning" | "info";
+            /**
+             * No Data
+             * @default ok
+             * @enum {string}
+             */
+            no_data: "ok" | "keep" | "alerting" | "nodata";
+            /** Scope */
+            scope?: {
+                [key: string]: string;
+            };
+            /** Channel Ids */
+            channel_ids?: number[];
+        };
+        /**
+         * RulesFileResult
+         * @description What an import of the rules file did.
+         */
+        RulesFileResult: {
+            /** Created */
+            created: number;
+            /** Updated */
+            updated: number;
+        };
+        /**
          * SampleGapRead
          * @description Samples the host's agent collected but dropped before delivering them.
          */
@@ -2224,6 +3105,83 @@ export interface components {
             points: components["schemas"]["SeriesPoint"][];
             /** Gaps */
             gaps: components["schemas"]["SampleGapRead"][];
+        };
+        /**
+         * SignalRead
+         * @description A signal rules can watch.
+         */
+        SignalRead: {
+            /** Name */
+            name: string;
+            /** Title */
+            title: string;
+            /** Unit */
+            unit: string;
+            /** Kind */
+            kind: string;
+            /** Default Op */
+            default_op: string;
+            /** Needs Requests */
+            needs_requests: boolean;
+            /** Fixed Window S */
+            fixed_window_s: number | null;
+        };
+        /**
+         * SilenceCreate
+         * @description Body of POST /alerts/silences.
+         */
+        SilenceCreate: {
+            /** Rule Id */
+            rule_id?: number | null;
+            /** Matchers */
+            matchers?: components["schemas"]["Matcher"][];
+            /**
+             * Ends At
+             * Format: date-time
+             */
+            ends_at: string;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * SilenceRead
+         * @description A silence.
+         */
+        SilenceRead: {
+            /** Id */
+            id: number;
+            /** Rule Id */
+            rule_id: number | null;
+            /** Rule Key */
+            rule_key?: string | null;
+            /** Matchers */
+            matchers: {
+                [key: string]: string;
+            }[];
+            /**
+             * Starts At
+             * Format: date-time
+             */
+            starts_at: string;
+            /**
+             * Ends At
+             * Format: date-time
+             */
+            ends_at: string;
+            /** Reason */
+            reason: string;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Active
+             * @default false
+             */
+            active: boolean;
         };
         /**
          * SiteRead
@@ -2562,6 +3520,98 @@ export interface components {
             iowait_pct: number | null;
         };
         /**
+         * ErrorLog
+         * @description Counts of the error-log lines read in the interval; never the lines themselves.
+         */
+        ErrorLog: {
+            /** Files */
+            files?: components["schemas"]["ErrorLogFile"][];
+            /**
+             * Lines
+             * @default 0
+             */
+            lines: number;
+            levels?: components["schemas"]["ErrorLogLevels"];
+            messages?: components["schemas"]["ErrorLogMessages"];
+        };
+        /**
+         * ErrorLogFile
+         * @description One error_log target of the config and whether the agent can read it.
+         */
+        ErrorLogFile: {
+            /** Path */
+            path: string;
+            /** Readable */
+            readable: boolean;
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
+        };
+        /**
+         * ErrorLogLevels
+         * @description Lines per nginx log level read in the interval.
+         */
+        ErrorLogLevels: {
+            /**
+             * Emerg
+             * @default 0
+             */
+            emerg: number;
+            /**
+             * Alert
+             * @default 0
+             */
+            alert: number;
+            /**
+             * Crit
+             * @default 0
+             */
+            crit: number;
+            /**
+             * Error
+             * @default 0
+             */
+            error: number;
+            /**
+             * Warn
+             * @default 0
+             */
+            warn: number;
+            /**
+             * Notice
+             * @default 0
+             */
+            notice: number;
+            /**
+             * Info
+             * @default 0
+             */
+            info: number;
+        };
+        /**
+         * ErrorLogMessages
+         * @description Lines of the known messages that explain dropped connections (docs/alerts.md, 1).
+         */
+        ErrorLogMessages: {
+            /**
+             * Worker Connections Not Enough
+             * @default 0
+             */
+            worker_connections_not_enough: number;
+            /**
+             * Worker Connections Reusing
+             * @default 0
+             */
+            worker_connections_reusing: number;
+            /**
+             * Too Many Open Files
+             * @default 0
+             */
+            too_many_open_files: number;
+        };
+        /**
          * HostFacts
          * @description Slow-changing facts about the host and its nginx build; extra keys are kept as sent.
          */
@@ -2616,6 +3666,11 @@ export interface components {
              * @default null
              */
             apply_allowed: boolean | null;
+            /**
+             * Tls Certificates
+             * @default null
+             */
+            tls_certificates: components["schemas"]["TlsCertificate"][] | null;
         } & {
             [key: string]: unknown;
         };
@@ -2819,6 +3874,8 @@ export interface components {
             nginx_processes: components["schemas"]["NginxProcesses"] | null;
             /** @default null */
             access_log: components["schemas"]["AccessLog"] | null;
+            /** @default null */
+            error_log: components["schemas"]["ErrorLog"] | null;
         };
         /**
          * SiteStats
@@ -2984,6 +4041,41 @@ export interface components {
             } | null;
             /** @default null */
             netstat: components["schemas"]["NetstatStats"] | null;
+        };
+        /**
+         * TlsCertificate
+         * @description Subject and validity of the leaf certificate of one `ssl_certificate` file.
+         */
+        TlsCertificate: {
+            /** Path */
+            path: string;
+            /**
+             * Subject
+             * @default null
+             */
+            subject: string | null;
+            /**
+             * Issuer
+             * @default null
+             */
+            issuer: string | null;
+            /**
+             * Not Before
+             * @default null
+             */
+            not_before: string | null;
+            /**
+             * Not After
+             * @default null
+             */
+            not_after: string | null;
+            /** Dns Names */
+            dns_names?: string[];
+            /**
+             * Error
+             * @default null
+             */
+            error: string | null;
         };
         /**
          * TopPath
@@ -5739,6 +6831,1122 @@ export interface operations {
             };
         };
     };
+    alert_summary_api_v1_alerts_summary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSummary"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_incidents_api_v1_alerts_incidents_get: {
+        parameters: {
+            query?: {
+                state?: "active" | "resolved" | "all";
+                host_id?: number | null;
+                rule_id?: number | null;
+                limit?: number;
+                before_id?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentPage"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    incident_detail_api_v1_alerts_incidents__incident_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetail"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    alert_periods_api_v1_hosts__host_id__alert_periods_get: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                host_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPeriod"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_signals_api_v1_alerts_signals_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignalRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_rules_api_v1_alerts_rules_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_rule_api_v1_alerts_rules_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleWrite"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key is taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    preview_rule_api_v1_alerts_rules_preview_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleWrite"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_rules_api_v1_alerts_rules_file_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": {
+                        rules: Record<string, never>[];
+                    };
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_rules_api_v1_alerts_rules_file_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/yaml": {
+                    rules: Record<string, never>[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesFileResult"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_rule_api_v1_alerts_rules__rule_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_rule_api_v1_alerts_rules__rule_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleWrite"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_rule_api_v1_alerts_rules__rule_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                rule_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_silences_api_v1_alerts_silences_get: {
+        parameters: {
+            query?: {
+                active?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SilenceRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_silence_api_v1_alerts_silences_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SilenceCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SilenceRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    expire_silence_api_v1_alerts_silences__silence_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                silence_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such row */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     enroll_api_v1_agent_enroll_post: {
         parameters: {
             query?: never;
@@ -5962,6 +8170,745 @@ export interface operations {
             };
             /** @description this user has too many live streams open */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_channels_api_v1_alerts_channels_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_channel_api_v1_alerts_channels_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelWrite"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Another channel has this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_channel_api_v1_alerts_channels__channel_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_channel_api_v1_alerts_channels__channel_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelWrite"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelRead"];
+                };
+            };
+            /** @description The body could not be read as JSON (for example, it is not UTF-8) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Another channel has this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_channel_api_v1_alerts_channels__channel_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    test_channel_api_v1_alerts_channels__channel_id__test_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a row id */
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channel_deliveries_api_v1_alerts_channels__channel_id__deliveries_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description a row id */
+                channel_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The object does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    incident_deliveries_api_v1_alerts_deliveries_get: {
+        parameters: {
+            query: {
+                incident_id: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryRead"][];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    token_state_api_v1_metrics_token_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsTokenState"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_token_api_v1_metrics_token_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsTokenCreated"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_token_api_v1_metrics_token_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state or with a concurrent change */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 /** The signed-in frame: left navigation, user and logout in the header. */
 import { NavLink, Outlet, useNavigate } from "react-router";
+import { AlertsNavBadge } from "../features/alerts/components/AlertsNavBadge";
 import { useLogout, useMe } from "../features/auth/api/auth";
 import { hasRole } from "../lib/roles";
 
@@ -25,6 +26,11 @@ export function AppLayout() {
           <li>
             <NavLink to="/changes">Changes</NavLink>
           </li>
+          <li>
+            <NavLink to="/alerts">
+              Alerts <AlertsNavBadge />
+            </NavLink>
+          </li>
           {isAdmin ? (
             <>
               <li className="nav-section">Settings</li>
@@ -33,6 +39,9 @@ export function AppLayout() {
               </li>
               <li>
                 <NavLink to="/settings/users">Users</NavLink>
+              </li>
+              <li>
+                <NavLink to="/settings/prometheus">Prometheus</NavLink>
               </li>
               <li>
                 <NavLink to="/audit">Audit</NavLink>

@@ -6,11 +6,14 @@ import {
   formatCompact,
   formatCount,
   formatDateTime,
+  formatDuration,
   formatLatency,
+  formatMeasure,
   formatPercent,
   formatRate,
   formatRatio,
   formatRelativeTime,
+  formatSpan,
   formatUsage,
 } from "./format";
 
@@ -115,5 +118,40 @@ describe("access-log figures", () => {
     expect(formatLatency(0.9996)).toBe("1 s");
     expect(formatLatency(1.25)).toBe("1.25 s");
     expect(formatLatency(95.4)).toBe("95.4 s");
+  });
+});
+
+describe("durations and measures", () => {
+  it("writes durations the way the rule editor reads them", () => {
+    expect(formatDuration(0)).toBe("0s");
+    expect(formatDuration(30)).toBe("30s");
+    expect(formatDuration(120)).toBe("2m");
+    expect(formatDuration(5400)).toBe("1h30m");
+    expect(formatDuration(3605)).toBe("1h5s");
+    expect(formatDuration(86_400)).toBe("1d");
+    expect(formatDuration(null)).toBe(MISSING);
+    expect(formatDuration(-1)).toBe(MISSING);
+  });
+
+  it("keeps only the largest units when asked, rounding the rest down", () => {
+    expect(formatDuration(3 * 86_400 + 4 * 3600 + 5 * 60 + 7, 2)).toBe("3d4h");
+    expect(formatDuration(3605, 2)).toBe("1h");
+    expect(formatDuration(125.4, 2)).toBe("2m5s");
+  });
+
+  it("measures the span between two times", () => {
+    expect(formatSpan("2026-11-21T10:00:00Z", "2026-11-21T11:05:30Z")).toBe("1h5m");
+    expect(formatSpan("2026-11-21T10:00:00Z", null)).toBe(MISSING);
+    expect(formatSpan("2026-11-21T11:00:00Z", "2026-11-21T10:00:00Z")).toBe(MISSING);
+  });
+
+  it("shows a value in its signal's unit", () => {
+    expect(formatMeasure(412, "connections")).toBe("412 connections");
+    expect(formatMeasure(12.5, "%")).toBe("12.5%");
+    expect(formatMeasure(0.034, "ratio")).toBe("3.4%");
+    expect(formatMeasure(0.85, "s")).toBe("850 ms");
+    expect(formatMeasure(12_500, "req/s")).toBe("12.5k req/s");
+    expect(formatMeasure(7, null)).toBe("7");
+    expect(formatMeasure(null, "connections")).toBe(MISSING);
   });
 });

@@ -127,3 +127,62 @@ export function formatAxisTime(ms: number, spanMs: number): string {
   const time = `${pad(date.getHours())}:${pad(date.getMinutes())}`;
   return spanMs > 36 * 3600 * 1000 ? `${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${time}` : time;
 }
+
+const DURATION_UNITS: readonly [string, number][] = [
+  ["d", 86_400],
+  ["h", 3_600],
+  ["m", 60],
+  ["s", 1],
+];
+
+/**
+ * A duration in whole seconds as the rule editor writes it: "30s", "2m", "1h30m", "0s".
+ * `maxParts` keeps only the largest units ("3d4h" of 3d4h5m7s), rounding the rest down.
+ */
+export function formatDuration(seconds: Maybe, maxParts = DURATION_UNITS.length): string {
+  if (!isNumber(seconds) || seconds < 0) return MISSING;
+  let rest = Math.round(seconds);
+  if (rest === 0) return "0s";
+  const parts: string[] = [];
+  for (const [unit, size] of DURATION_UNITS) {
+    if (parts.length >= maxParts) break;
+    const count = Math.floor(rest / size);
+    if (count > 0) {
+      parts.push(`${count}${unit}`);
+      rest -= count * size;
+    } else if (parts.length > 0) {
+      // "1h0m5s" rounded to two parts is "1h", not "1h5s".
+      parts.push("");
+    }
+  }
+  return parts.join("");
+}
+
+/** How long something lasted between two RFC 3339 times, to the two largest units: "1h5m". */
+export function formatSpan(fromIso: string | null | undefined, toIso: string | null | undefined): string {
+  if (!fromIso || !toIso) return MISSING;
+  const ms = Date.parse(toIso) - Date.parse(fromIso);
+  if (!Number.isFinite(ms) || ms < 0) return MISSING;
+  return formatDuration(ms / 1000, 2);
+}
+
+/** A value in a signal's unit: "412 connections", "12.5%", "850 ms", "1.2k req/s". */
+export function formatMeasure(value: Maybe, unit: string | null | undefined): string {
+  if (!isNumber(value)) return MISSING;
+  switch (unit ?? "") {
+    case "":
+      return formatCompact(value);
+    case "%":
+    case "percent":
+      return formatPercent(value);
+    case "ratio":
+      return formatRatio(value);
+    case "s":
+    case "seconds":
+      return formatLatency(value);
+    case "bytes":
+      return formatBytes(value);
+    default:
+      return `${formatCompact(value)} ${unit ?? ""}`;
+  }
+}

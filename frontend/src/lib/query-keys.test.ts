@@ -46,3 +46,19 @@ describe("change query keys", () => {
     expect(queryKeys.changePreview(7, 1, ["a"], {})).not.toEqual(queryKeys.changePreview(7, 2, ["a"], {}));
   });
 });
+
+describe("alert query keys", () => {
+  const startsWith = (key: readonly unknown[], prefix: readonly unknown[]) =>
+    prefix.every((part, i) => JSON.stringify(key[i]) === JSON.stringify(part));
+
+  it("puts incidents, rules, silences and channels under one prefix, and rule previews outside it", () => {
+    expect(startsWith(queryKeys.alerts.incidentList("active"), queryKeys.alerts.incidents())).toBe(true);
+    expect(startsWith(queryKeys.alerts.incident(7), queryKeys.alerts.incidents())).toBe(true);
+    expect(startsWith(queryKeys.alerts.rule(3), queryKeys.alerts.rules())).toBe(true);
+    expect(startsWith(queryKeys.alerts.silenceList(true), queryKeys.alerts.silences())).toBe(true);
+    expect(startsWith(queryKeys.alerts.channelDeliveries(2), queryKeys.alerts.channels())).toBe(true);
+    expect(startsWith(queryKeys.alerts.summary(), queryKeys.alerts.all())).toBe(true);
+    expect(startsWith(queryKeys.alertRulePreview({ threshold: 1 }), queryKeys.alerts.all())).toBe(false);
+    expect(startsWith(queryKeys.alerts.periods(7, "1h"), queryKeys.hosts.detail(7))).toBe(false);
+  });
+});

@@ -53,4 +53,24 @@ export const queryKeys = {
     all: () => ["audit"] as const,
     list: (limit: number) => ["audit", { limit }] as const,
   },
+  /** Alerting: a saved rule, silence or channel refreshes what is under its prefix. */
+  alerts: {
+    all: () => ["alerts"] as const,
+    summary: () => ["alerts", "summary"] as const,
+    incidents: () => ["alerts", "incidents"] as const,
+    incidentList: (state: "active" | "resolved" | "all") => ["alerts", "incidents", "list", { state }] as const,
+    incident: (incidentId: number) => ["alerts", "incidents", "detail", incidentId] as const,
+    /** A host's alert periods over a chart's range, for the marks on its charts. */
+    periods: (hostId: number, range: TimeRange) => ["alerts", "periods", hostId, range] as const,
+    rules: () => ["alerts", "rules"] as const,
+    rule: (ruleId: number) => ["alerts", "rules", ruleId] as const,
+    signals: () => ["alerts", "signals"] as const,
+    silences: () => ["alerts", "silences"] as const,
+    silenceList: (includeExpired: boolean) => ["alerts", "silences", { includeExpired }] as const,
+    channels: () => ["alerts", "channels"] as const,
+    channelDeliveries: (channelId: number) => ["alerts", "channels", channelId, "deliveries"] as const,
+  },
+  /** Rule previews: not under "alerts", so saving a rule does not re-run an open preview. */
+  alertRulePreview: (body: object) => ["alert-rule-preview", body] as const,
+  metricsToken: () => ["metrics-token"] as const,
 };

@@ -5,6 +5,7 @@ import {
   CartesianGrid,
   ComposedChart,
   Line,
+  ReferenceArea,
   ReferenceLine,
   ResponsiveContainer,
   Tooltip,
@@ -12,8 +13,9 @@ import {
   YAxis,
 } from "recharts";
 import { formatAxisTime, formatDateTime } from "../../lib/format";
+import { clipBands } from "./bands";
 import { timeTicks } from "./time-ticks";
-import type { ChartMarker, ChartRow, ChartSeries } from "./types";
+import type { ChartBand, ChartMarker, ChartRow, ChartSeries } from "./types";
 
 export interface TimeSeriesChartProps {
   title: string;
@@ -39,6 +41,29 @@ export interface TimeSeriesChartProps {
   height?: number;
   /** Vertical lines at given times, labelled (only those inside the domain are drawn). */
   markers?: readonly ChartMarker[];
+  /** Shaded stretches of time behind the series (clipped to the domain), titled on hover. */
+  bands?: readonly ChartBand[];
+}
+
+// Above the grid, below the series: a band shades the plot without hiding a line.
+const BAND_Z_INDEX = -50;
+const BAND_OPACITY = 0.14;
+
+interface BandShapeProps {
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+}
+
+/** A band's rectangle with an SVG title, which browsers show as its tooltip. */
+function BandShape({ x = 0, y = 0, width = 0, height = 0, band }: BandShapeProps & { band: ChartBand }) {
+  return (
+    <g className="chart-band">
+      <title>{band.title}</title>
+      <rect x={x} y={y} width={Math.max(width, 2)} height={height} fill={band.color} fillOpacity={BAND_OPACITY} />
+    </g>
+  );
 }
 
 /** The legend in series order (stack order bottom to top), as plain HTML under the plot. */
@@ -79,6 +104,7 @@ export function TimeSeriesChart({
   yMinTop,
   height = 220,
   markers = [],
+  bands = [],
 }: TimeSeriesChartProps) {
   const span = domain[1] - domain[0];
   const stackedKeys = series.filter((s) => s.kind === "stacked-area").map((s) => s.key);
@@ -92,6 +118,16 @@ export function TimeSeriesChart({
         <ResponsiveContainer width="100%" height={height}>
           <ComposedChart data={[...rows]} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
+            {clipBands(bands, domain).map((band) => (
+              <ReferenceArea
+                key={`${band.from}-${band.title}`}
+                x1={band.from}
+                x2={band.to}
+                ifOverflow="hidden"
+                zIndex={BAND_Z_INDEX}
+                shape={(props: BandShapeProps) => <BandShape {...props} band={band} />}
+              />
+            ))}
             <XAxis
               dataKey="t"
               type="number"

@@ -1,3 +1,3 @@
 export { TimeSeriesChart } from "./TimeSeriesChart";
 export type { TimeSeriesChartProps } from "./TimeSeriesChart";
-export type { ChartMarker, ChartRow, ChartSeries } from "./types";
+export type { ChartBand, ChartMarker, ChartRow, ChartSeries } from "./types";

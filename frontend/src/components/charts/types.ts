@@ -19,3 +19,14 @@ export interface ChartMarker {
   label: string;
   color: string;
 }
+
+/** A stretch of time to shade across the plot (e.g. while an alert fired), named on hover. */
+export interface ChartBand {
+  /** ms since the epoch */
+  from: number;
+  /** ms since the epoch */
+  to: number;
+  /** Said by the band's tooltip (e.g. "Dropped connections (critical), 10:04 – 10:12"). */
+  title: string;
+  color: string;
+}

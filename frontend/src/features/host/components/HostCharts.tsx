@@ -1,7 +1,7 @@
 /** The host's metric charts for one time range. */
 import { useMemo } from "react";
 import type { Series } from "../../../api/types";
-import { type ChartMarker, type ChartSeries, TimeSeriesChart } from "../../../components/charts";
+import { type ChartBand, type ChartMarker, type ChartSeries, TimeSeriesChart } from "../../../components/charts";
 import { formatCompact, formatPercent, formatRate } from "../../../lib/format";
 import { toChartRows } from "../utils/chart-rows";
 
@@ -22,14 +22,20 @@ const FDS: ChartSeries[] = [
 ];
 
 const NO_MARKERS: readonly ChartMarker[] = [];
+const NO_BANDS: readonly ChartBand[] = [];
 
-/** `markers`: the host's applied changes in this range, drawn as vertical lines on every chart. */
+/**
+ * `markers`: the host's applied changes in this range, drawn as vertical lines on every chart;
+ * `bands`: the times its alerts fired, shaded by severity behind every chart.
+ */
 export default function HostCharts({
   series,
   markers = NO_MARKERS,
+  bands = NO_BANDS,
 }: {
   series: Series;
   markers?: readonly ChartMarker[];
+  bands?: readonly ChartBand[];
 }) {
   const rows = useMemo(() => toChartRows(series.points, series.step_s), [series]);
   const domain = useMemo(
@@ -46,6 +52,7 @@ export default function HostCharts({
         formatValue={formatCompact}
         stackTotalLabel="Active"
         markers={markers}
+        bands={bands}
       />
       <TimeSeriesChart
         title="Requests per second"
@@ -54,6 +61,7 @@ export default function HostCharts({
         domain={domain}
         formatValue={formatRate}
         markers={markers}
+        bands={bands}
       />
       <TimeSeriesChart
         title="Dropped connections per second (accepts − handled)"
@@ -63,6 +71,7 @@ export default function HostCharts({
         formatValue={formatRate}
         zeroLine
         markers={markers}
+        bands={bands}
       />
       <TimeSeriesChart
         title="CPU and memory"
@@ -71,6 +80,7 @@ export default function HostCharts({
         domain={domain}
         formatValue={(v) => formatPercent(v, 0)}
         markers={markers}
+        bands={bands}
       />
       <TimeSeriesChart
         title="Open file descriptors vs limit"
@@ -79,6 +89,7 @@ export default function HostCharts({
         domain={domain}
         formatValue={formatCompact}
         markers={markers}
+        bands={bands}
       />
     </div>
   );

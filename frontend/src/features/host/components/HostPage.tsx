@@ -10,6 +10,9 @@ import { ErrorState, Loading } from "../../../components/ui/states";
 import { formatDateTime, formatRelativeTime } from "../../../lib/format";
 import { hasRole } from "../../../lib/roles";
 import { useNow } from "../../../lib/use-now";
+import { useAlertPeriods } from "../../alerts/api/alerts";
+import { AlertMarks } from "../../alerts/components/AlertMarks";
+import { alertBands } from "../../alerts/utils/alert-bands";
 import { useMe } from "../../auth/api/auth";
 import { useChanges } from "../../changes/api/changes";
 import { ChangeStatusBadge } from "../../changes/components/ChangeStatusBadge";
@@ -60,9 +63,14 @@ function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange
   const changes = useChanges({ hostId, limit: CHART_CHANGES_LIMIT });
   const from = series.data?.from;
   const to = series.data?.to;
+  const periods = useAlertPeriods(hostId, range);
   const marks = useMemo(
     () => (from && to && changes.data ? changeMarkers(changes.data.items, Date.parse(from), Date.parse(to)) : []),
     [changes.data, from, to],
+  );
+  const bands = useMemo(
+    () => (from && to && periods.data ? alertBands(periods.data, Date.parse(from), Date.parse(to)) : []),
+    [periods.data, from, to],
   );
   if (series.isPending) return <Loading what="Loading metrics" />;
   if (series.isError) return <ErrorState error={series.error} title="Could not load metrics" />;
@@ -70,9 +78,10 @@ function HostSeriesSection({ hostId, range }: { hostId: number; range: TimeRange
     <>
       <SampleGapNotices gaps={series.data.gaps} />
       <Suspense fallback={<Loading what="Loading charts" />}>
-        <HostCharts series={series.data} markers={marks} />
+        <HostCharts series={series.data} markers={marks} bands={bands} />
       </Suspense>
       <ChangeMarks marks={marks} />
+      <AlertMarks bands={bands} error={periods.error} />
     </>
   );
 }

@@ -1,0 +1,1 @@
+"""Prometheus exposition: GET /metrics with the fleet's figures, behind a bearer token."""

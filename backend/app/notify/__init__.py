@@ -1,0 +1,1 @@
+"""Alert notifications: channels (webhook, Slack, email), deliveries with retries, secrets."""
