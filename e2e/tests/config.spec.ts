@@ -93,6 +93,8 @@ test("a finding is shown at its line, acknowledged, then unmuted", async ({ page
   expect(await configScore(page)).toBeLessThanOrEqual(scoreMuted);
 });
 
+const DEMO_HOSTS = ["demo-default", "demo-tuned", "demo-cache", "demo-drops"];
+
 test("the fleet shows every demo host's score, the tuned one above the default one", async ({ page }) => {
   await page.goto("/");
   const fleet = page.getByRole("table", { name: "fleet" });
@@ -102,7 +104,7 @@ test("the fleet shows every demo host's score, the tuned one above the default o
       .getAttribute("aria-label");
     return Number(/(\d+)$/.exec(label ?? "")?.[1]);
   };
-  for (const hostname of ["demo-default", "demo-tuned", "demo-cache"]) {
+  for (const hostname of DEMO_HOSTS) {
     await expect(fleet.getByRole("link", { name: new RegExp(`^config score of ${hostname}: \\d+$`) })).toBeVisible({
       timeout: ANALYSIS_TIMEOUT,
     });
@@ -114,7 +116,7 @@ test("the fleet shows every demo host's score, the tuned one above the default o
   await expect(fleet.getByRole("columnheader", { name: /^Score/ })).toHaveAttribute("aria-sort", "ascending");
   const firstHost = fleet.getByRole("row").nth(1).getByRole("link").first();
   const scores = await Promise.all(
-    ["demo-default", "demo-tuned", "demo-cache"].map(async (h) => [h, await scoreOf(h)] as const),
+    DEMO_HOSTS.map(async (h) => [h, await scoreOf(h)] as const),
   );
   const lowest = Math.min(...scores.map(([, s]) => s));
   const worstHosts = scores.filter(([, s]) => s === lowest).map(([h]) => h);

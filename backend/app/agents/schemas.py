@@ -221,6 +221,8 @@ class ErrorLogFile(_AgentModel):
     error: ShortText | None = None
 
 
+# Lines of one interval: stored in 32-bit columns, far beyond what nginx writes in one.
+LineCount = Annotated[int, Field(strict=True, ge=0, le=INT4_MAX)]
 ERROR_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info")
 SEVERE_LEVELS = ("emerg", "alert", "crit")
 
@@ -228,34 +230,34 @@ SEVERE_LEVELS = ("emerg", "alert", "crit")
 class ErrorLogLevels(_AgentModel):
     """Lines per nginx log level read in the interval."""
 
-    emerg: Counter = 0
-    alert: Counter = 0
-    crit: Counter = 0
-    error: Counter = 0
-    warn: Counter = 0
-    notice: Counter = 0
-    info: Counter = 0
+    emerg: LineCount = 0
+    alert: LineCount = 0
+    crit: LineCount = 0
+    error: LineCount = 0
+    warn: LineCount = 0
+    notice: LineCount = 0
+    info: LineCount = 0
 
 
 class ErrorLogMessages(_AgentModel):
     """Lines of the known messages that explain dropped connections (docs/alerts.md, 1)."""
 
-    worker_connections_not_enough: Counter = 0
-    worker_connections_reusing: Counter = 0
-    too_many_open_files: Counter = 0
+    worker_connections_not_enough: LineCount = 0
+    worker_connections_reusing: LineCount = 0
+    too_many_open_files: LineCount = 0
 
 
 class ErrorLog(_AgentModel):
     """Counts of the error-log lines read in the interval; never the lines themselves."""
 
     files: Annotated[list[ErrorLogFile], Field(max_length=256)] = Field(default_factory=list)
-    lines: Counter = 0
+    lines: LineCount = 0
     levels: ErrorLogLevels = Field(default_factory=ErrorLogLevels)
     messages: ErrorLogMessages = Field(default_factory=ErrorLogMessages)
 
     def severe_lines(self) -> int:
         """Lines at alert, crit or emerg level: nginx's own "something is broken"."""
-        return sum(getattr(self.levels, level) for level in SEVERE_LEVELS)
+        return min(sum(getattr(self.levels, level) for level in SEVERE_LEVELS), INT4_MAX)
 
 
 class Sample(_AgentModel):

@@ -138,7 +138,9 @@ class Evaluator:
 
     def _evaluate_rule(self, rule: AlertRule) -> None:
         try:
-            readings = self.cache.readings(rule.signal, window_of(rule))
+            # A savepoint: a failed query must not abort the evaluation's transaction.
+            with self.session.begin_nested():
+                readings = self.cache.readings(rule.signal, window_of(rule))
         except OperationalError:
             raise  # the database is down: the task retries, nothing is half-applied
         except Exception as error:  # one broken rule must not stop the others

@@ -224,3 +224,22 @@ def test_a_redis_outage_after_the_commit_does_not_fail_the_push(
     assert stored_seqs(db_session, host.id) == [1, 2, 3]
     assert dropped == 1
     assert "live event sample not published, Redis failed" in caplog.text
+
+
+def test_error_log_counts_are_stored_and_an_absurd_one_costs_only_its_sample(
+    client: TestClient, db_session: Session
+) -> None:
+    host = make_host()
+    counts = {
+        "levels": {"alert": 3, "crit": 1, "warn": 9},
+        "messages": {"worker_connections_not_enough": 3, "too_many_open_files": 1},
+    }
+    good = {**sample(1, recent(20)), "error_log": counts}
+    absurd = {**sample(2, recent(10)), "error_log": {"messages": {"too_many_open_files": 2**40}}}
+    reply = push(client, host, push_body([good, absurd], agent_id=host.agent_id))
+    assert reply.status_code == 200, reply.text
+    (refused,) = reply.json()["rejected"]
+    assert refused["seq"] == 2 and "too_many_open_files" in refused["field"]
+    stored = db_session.scalars(select(Sample).where(Sample.host_id == host.id)).one()
+    assert (stored.errlog_severe, stored.errlog_wc_not_enough, stored.errlog_nofile) == (4, 3, 1)
+    assert stored.extra["error_log"]["levels"] == {"alert": 3, "crit": 1, "warn": 9}

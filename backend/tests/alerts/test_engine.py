@@ -13,7 +13,7 @@ from app.alerts.rules_file import default_rules
 from app.core.db import utcnow
 from app.notify.kinds import ChannelKind
 from app.notify.models import AlertChannel, AlertDelivery
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, text
 from sqlalchemy.orm import Session
 
 from tests.hosts.factories import insert_samples, make_host, sample_values
@@ -300,3 +300,25 @@ def test_certificate_expiry_from_facts(db_session: Session) -> None:
     engine.evaluate(session=db_session, now=now)
     incident = db_session.scalars(select(Incident)).one()
     assert incident.value == pytest.approx(3.0)
+
+
+def test_a_rule_whose_signal_fails_leaves_the_others_working(
+    db_session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.alerts import readings
+
+    host = make_host()
+    add_rule(db_session, "dropped-connections")
+    broken = add_rule(db_session, "new-error-finding")
+
+    def failing_query(session: Session, *_args: object) -> readings.Readings:
+        session.execute(text("SELECT no_such_column FROM hosts"))
+        return {}
+
+    monkeypatch.setattr(readings, "_from_analyses", failing_query)
+    now = utcnow().replace(microsecond=0)
+    last = counters(db_session, host.id, start=now - 5 * STEP, count=5, drops_per_step=2)
+    outcome = engine.evaluate(session=db_session, now=last)
+    assert outcome.fired == 1
+    db_session.refresh(broken)
+    assert broken.last_error is not None and "no_such_column" in broken.last_error
