@@ -223,8 +223,6 @@ class ErrorLogFile(_AgentModel):
 
 # Lines of one interval: stored in 32-bit columns, far beyond what nginx writes in one.
 LineCount = Annotated[int, Field(strict=True, ge=0, le=INT4_MAX)]
-ERROR_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info")
-SEVERE_LEVELS = ("emerg", "alert", "crit")
 
 
 class ErrorLogLevels(_AgentModel):
@@ -257,7 +255,8 @@ class ErrorLog(_AgentModel):
 
     def severe_lines(self) -> int:
         """Lines at alert, crit or emerg level: nginx's own "something is broken"."""
-        return min(sum(getattr(self.levels, level) for level in SEVERE_LEVELS), INT4_MAX)
+        levels = self.levels
+        return min(levels.emerg + levels.alert + levels.crit, INT4_MAX)
 
 
 class Sample(_AgentModel):
