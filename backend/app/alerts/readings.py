@@ -276,7 +276,10 @@ def _from_analyses(session: Session, signal: str, now: datetime, window_s: int) 
         .where(ok, ConfigAnalysis.analyzed_at > start)
         .order_by(ConfigAnalysis.host_id, ConfigAnalysis.id)
     ).all()
-    changed_hosts = {row.host_id for row in recent}
+    recent_by_host: dict[int, list[Any]] = {}
+    for row in recent:
+        recent_by_host.setdefault(row.host_id, []).append(row)
+    changed_hosts = set(recent_by_host)
     # The analysis each changed host had in force when the window opened.
     before_ids = (
         select(func.max(ConfigAnalysis.id).label("id"))
@@ -294,7 +297,7 @@ def _from_analyses(session: Session, signal: str, now: datetime, window_s: int) 
     readings: Readings = {host_id: Reading(0.0) for host_id in latest}
     if signal == "score_drop":
         for host_id in changed_hosts:
-            scores = [r.score for r in recent if r.host_id == host_id and r.score is not None]
+            scores = [r.score for r in recent_by_host[host_id] if r.score is not None]
             if host_id in baseline and baseline[host_id].score is not None:
                 scores.append(baseline[host_id].score)
             current = latest[host_id].score
@@ -304,6 +307,10 @@ def _from_analyses(session: Session, signal: str, now: datetime, window_s: int) 
                     evidence={"score": current, "highest_in_window": max(scores)},
                 )
         return readings
+    # A host first analysed within the window compares with its first analysis: the errors it
+    # came with are not news, those its config gained since are.
+    for host_id in changed_hosts - set(baseline):
+        baseline[host_id] = recent_by_host[host_id][0]
     analysis_ids = [latest[h].id for h in changed_hosts] + [b.id for b in baseline.values()]
     keys: dict[int, set[str]] = {}
     rules: dict[tuple[int, str], str] = {}
@@ -316,7 +323,7 @@ def _from_analyses(session: Session, signal: str, now: datetime, window_s: int) 
         rules[(finding.analysis_id, finding.key)] = finding.rule
     for host_id in changed_hosts:
         now_id = latest[host_id].id
-        before = keys.get(baseline[host_id].id, set()) if host_id in baseline else set()
+        before = keys.get(baseline[host_id].id, set())
         new = keys.get(now_id, set()) - before
         readings[host_id] = Reading(
             float(len(new)),

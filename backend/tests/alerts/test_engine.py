@@ -322,3 +322,45 @@ def test_a_rule_whose_signal_fails_leaves_the_others_working(
     assert outcome.fired == 1
     db_session.refresh(broken)
     assert broken.last_error is not None and "no_such_column" in broken.last_error
+
+
+def _analysis(session: Session, host_id: int, at: datetime, score: int, errors: list[str]) -> None:
+    """An ok analysis at `at` with error findings of these rules."""
+    from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
+    from app.findings.models import Finding
+
+    digest = f"{score:02d}{at.timestamp():.0f}".ljust(64, "0")
+    snapshot = ConfigSnapshot(host_id=host_id, hash=digest, dump="events {}\n", received_at=at)
+    session.add(snapshot)
+    session.flush()
+    analysis = ConfigAnalysis(
+        host_id=host_id, snapshot_id=snapshot.id, analyzed_at=at, status=AnalysisStatus.ok,
+        score=score, inputs_digest="0" * 64,
+    )  # fmt: skip
+    session.add(analysis)
+    session.flush()
+    for rule in errors:
+        session.add(
+            Finding(
+                analysis_id=analysis.id, host_id=host_id, key=f"{rule}|http", rule=rule,
+                severity="error", category="tls", file="nginx.conf", line=1, message=rule,
+            )
+        )  # fmt: skip
+    session.commit()
+
+
+def test_config_regressions_alert_but_a_new_host_errors_are_not_news(db_session: Session) -> None:
+    now = utcnow().replace(microsecond=0)
+    old = make_host(hostname="old")
+    new = make_host(hostname="new")
+    # `old` had S-ciphers for days and gains S-protocols now, its score falling by 12.
+    _analysis(db_session, old.id, now - timedelta(days=2), 80, ["S-ciphers"])
+    _analysis(db_session, old.id, now - timedelta(minutes=5), 68, ["S-ciphers", "S-protocols"])
+    # `new` enrolled ten minutes ago with both errors: its first analysis is the baseline.
+    _analysis(db_session, new.id, now - timedelta(minutes=10), 60, ["S-ciphers", "S-protocols"])
+    _analysis(db_session, new.id, now - timedelta(minutes=2), 60, ["S-ciphers", "S-protocols"])
+    add_rule(db_session, "new-error-finding")
+    add_rule(db_session, "config-score-drop")
+    engine.evaluate(session=db_session, now=now)
+    fired = {(i.rule_key, i.host_id, i.value) for i in db_session.scalars(select(Incident))}
+    assert fired == {("new-error-finding", old.id, 1.0), ("config-score-drop", old.id, 12.0)}
