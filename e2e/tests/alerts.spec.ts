@@ -163,6 +163,20 @@ test.describe("as an admin", () => {
     await expect(page.getByText("Saved.")).toBeVisible();
   });
 
+  test("the rules download as the YAML file the CLI and the API import", async ({ page }) => {
+    await page.goto("/alerts/rules");
+    const downloading = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Download rules file" }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe("alert-rules.yaml");
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    expect(text).toMatch(/^rules:\n/);
+    expect(text).toContain("key: dropped-connections");
+    expect(text).toContain("window: 2m");
+  });
+
   test("a webhook channel's test notification reaches a receiver in Alertmanager's format", async ({ page }) => {
     const receiver = await startReceiver();
     const headers = await csrfHeaders(page);

@@ -30,6 +30,8 @@ function ChannelsCell({ rule, channels }: { rule: Rule; channels: readonly Chann
   return <>{rule.channel_ids.map((id) => channels.find((c) => c.id === id)?.name ?? `#${id}`).join(", ")}</>;
 }
 
+const RULES_FILE_URL = "/api/v1/alerts/rules/file";
+
 export function RulesTab({ isAdmin }: { isAdmin: boolean }) {
   const rules = useAlertRules();
   const signals = useAlertSignals();
@@ -40,9 +42,15 @@ export function RulesTab({ isAdmin }: { isAdmin: boolean }) {
       <div className="section-head">
         <h2>Rules</h2>
         {isAdmin ? (
-          <Link to="/alerts/rules/new" className="button-link">
-            New rule
-          </Link>
+          <span className="section-actions">
+            {/* The same YAML `nginx-fleet alert-rules import` and PUT on this URL read back. */}
+            <a href={RULES_FILE_URL} download="alert-rules.yaml" className="button-link secondary">
+              Download rules file
+            </a>{" "}
+            <Link to="/alerts/rules/new" className="button-link">
+              New rule
+            </Link>
+          </span>
         ) : (
           <span className="muted">Admins edit the rules.</span>
         )}
