@@ -25,6 +25,7 @@ from app.alerts.models import (
     PairState,
 )
 from app.alerts.readings import HostRow, Reading, ReadingCache, load_hosts
+from app.alerts.rules_file import format_duration
 from app.alerts.signals import SIGNALS, Source, compare
 from app.alerts.silences import active_silences, host_labels, scope_matches, silence_for
 from app.alerts.states import HAS_INCIDENT, INACTIVE, Pair, Step, Timing, step
@@ -97,7 +98,7 @@ def summarize(rule: AlertRule, value: float | None) -> str:
     unit = f" {signal.unit}" if signal.unit and signal.unit != "%" else signal.unit
     shown = f"{value:.1f}" if abs(value) < 100 and value != int(value) else f"{value:.0f}"
     threshold = f"{rule.threshold:g}{unit}"
-    over = f" over {rule.window_s // 60} min" if signal.kind != "gauge" else ""
+    over = f" over {format_duration(window_of(rule))}" if signal.kind != "gauge" else ""
     return f"{rule.name}: {shown}{unit}{over} ({rule.op} {threshold})"
 
 
