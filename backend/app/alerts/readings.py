@@ -53,11 +53,9 @@ class HostRow:
     nginx_up: bool | None
 
 
-def load_hosts(session: Session, host_ids: Iterable[int] | None = None) -> list[HostRow]:
-    """Every host (or the given ones) with the columns evaluation reads."""
+def load_hosts(session: Session) -> list[HostRow]:
+    """Every host with the columns evaluation reads."""
     query = select(Host.id, Host.hostname, Host.labels, Host.last_seen_at, Host.nginx_up)
-    if host_ids is not None:
-        query = query.where(Host.id.in_(list(host_ids)))
     return [
         HostRow(r.id, r.hostname, dict(r.labels or {}), r.last_seen_at, r.nginx_up)
         for r in session.execute(query.order_by(Host.id))

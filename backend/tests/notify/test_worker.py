@@ -61,7 +61,7 @@ def test_a_stuck_channel_does_not_hold_up_a_healthy_one(db_session: Session, wor
 def test_slack_429_is_retried_after_retry_after(db_session: Session, worker: Path) -> None:
     script = [Reply(429, {"Retry-After": "1"}, b"rate_limited"), Reply(200, body=b"ok")]
     with http_receiver(script) as receiver:
-        url = receiver.url("/services/T000/B000/XXXXSECRET")
+        url = receiver.url("/services/T000/B000/webhook-secret-part")
         channel = make_channel("slack", ChannelKind.slack, secrets={"webhook_url": url})
         [delivery_id] = service.enqueue(
             session=db_session, channel_ids=[channel.id], notification=notification()
