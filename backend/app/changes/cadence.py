@@ -65,7 +65,8 @@ def should_push_sooner(*, session: Session, host_id: int, now: datetime) -> bool
     query = select(
         exists().where(
             _facts.c.host_id == host_id,
-            _hosts.c.id == host_id,
+            # Joined on the id, not each compared with host_id: one FROM, no cartesian product.
+            _hosts.c.id == _facts.c.host_id,
             apply_allowed_column(),
             change_in_flight(host_id, _hosts.c.change_previewed_at, proposed_since(now)),
         )
