@@ -1,9 +1,14 @@
 """Series read latency: GET /hosts/{id}/series?range=24h over a day of 10 s samples.
 
-Fills one host with 24 h of samples (8,640 rows) and other hosts with the same, all through
-the real push endpoint, then times the series endpoint with a logged-in session against two
-baselines measured in the same run: GET /health (the API's fixed cost) and an equivalent
-aggregate SQL query alone (the database's cost). Run: .venv/bin/python bench/series.py [--quick]
+Fills one host with 24 h of samples (8,640 rows) and a few other hosts with the same, all
+through the real push endpoint, rolls them up with the backend's own rollup code (as the
+worker does every minute), and adds a fleet of --fleet-hosts hosts (10,000) with 24 h of
+1-minute rollups each written in SQL (14.4 M rows), so the tables hold a fleet's data. Then
+times the series endpoint (which reads the 1-minute rollups for whole minutes and raw samples
+for the last few) with a logged-in session against baselines measured in the same run:
+GET /health (the API's fixed cost), the plain SQL reading the same rollup rows (the floor),
+and the plain SQL over the raw samples (what the endpoint read before).
+Run: .venv/bin/python bench/series.py [--quick] [--fleet-hosts N]
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import argparse
 import contextlib
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +39,7 @@ from harness.stats import Timings, ms, verdict
 from harness.wrk_load import HostCredentials
 
 TARGET_MEDIAN_S = 0.050
+TARGET_FLOOR_RATIO = 1.5
 SAMPLES_PER_DAY = 8640
 PUSH_BATCH = 500  # the protocol's most samples per push
 STEP_24H_S = 180  # 24 h in at most 500 buckets of a readable width
@@ -49,12 +56,65 @@ GROUP BY bucket ORDER BY bucket
 """
 
 
+def _weighted(name: str) -> str:
+    return (
+        f"sum({name}_avg * sample_count) / "
+        f"nullif(sum(CASE WHEN {name}_avg IS NOT NULL THEN sample_count END), 0)"
+    )
+
+
+# The floor: the plain SQL reading the 1-minute rollup rows the endpoint reads.
+ROLLUP_SQL = f"""
+SELECT floor(extract(epoch FROM bucket_start) / %(step)s) AS bucket,
+       max(active_max), {_weighted("reading")}, {_weighted("writing")}, {_weighted("waiting")},
+       {_weighted("req_per_s")}, {_weighted("accepts_per_s")}, max(drops_per_s_max),
+       {_weighted("cpu_pct")}, {_weighted("mem_used_bytes")}, {_weighted("mem_total_bytes")},
+       {_weighted("load1")}, {_weighted("fds_open")}, {_weighted("fds_limit")},
+       {_weighted("workers")}
+FROM sample_rollups
+WHERE host_id = %(host_id)s AND resolution = '1m'
+  AND bucket_start >= %(start)s AND bucket_start < %(end)s
+GROUP BY bucket ORDER BY bucket
+"""  # noqa: S608 (column names from this module)
+
+# A fleet's 24 h of 1-minute rollups, written directly: hosts first, then their rows.
+FLEET_HOSTS_SQL = """
+INSERT INTO hosts (agent_id, hostname, labels, token_hash, enrolled_at)
+SELECT 'fleet-' || h, 'fleet-' || h, '{}'::jsonb, md5('fleet-' || h), now()
+FROM generate_series(1, %(hosts)s) AS h
+"""
+FLEET_ROLLUPS_SQL = """
+INSERT INTO sample_rollups (host_id, resolution, bucket_start, sample_count, active_avg,
+    active_max, reading_avg, writing_avg, waiting_avg, req_per_s_avg, accepts_per_s_avg,
+    drops_per_s_avg, drops_per_s_max, cpu_pct_avg, mem_used_bytes_avg, mem_total_bytes_avg,
+    load1_avg, fds_open_avg, fds_limit_avg, workers_avg)
+SELECT h.id, '1m', date_trunc('minute', %(end)s::timestamptz) - m * interval '1 minute', 6,
+    90, 97, 1, 4, 85, 300, 37.5, 0, 0, 40, 3e9, 8.6e9, 1.5, 130, 2048, 2
+FROM generate_series(0, 1439) AS m, hosts AS h
+WHERE h.agent_id LIKE 'fleet-%%'
+ORDER BY m DESC, h.id
+"""
+
+# The backend's rollup of the pushed hosts' day, run in a process of the backend.
+ROLLUP_CODE = """
+import sys
+from datetime import datetime
+from app.core.db import SessionLocal
+from app.metrics.rollups import rollup_range
+start, end = datetime.fromisoformat(sys.argv[1]), datetime.fromisoformat(sys.argv[2])
+with SessionLocal() as session:
+    for host_id in map(int, sys.argv[3:]):
+        rollup_range(session=session, host_id=host_id, start=start, end=end)
+"""
+
+
 @dataclass(frozen=True)
 class Options:
     """Knobs of one run."""
 
     quick: bool
     other_hosts: int
+    fleet_hosts: int
     requests: int
     workers: int
 
@@ -62,21 +122,33 @@ class Options:
 def parse_options(argv: Sequence[str] | None) -> Options:
     """Command-line options; --quick uses fewer other hosts and requests."""
     parser = argparse.ArgumentParser(description="nginx-fleet series benchmark (loopback only)")
-    parser.add_argument("--quick", action="store_true", help="3 other hosts, 50 requests")
     parser.add_argument(
-        "--other-hosts", type=int, help="hosts with a day of data besides the one read (20)"
+        "--quick", action="store_true", help="1 other host, 100 fleet hosts, 50 requests"
+    )
+    parser.add_argument(
+        "--other-hosts", type=int, help="hosts pushing a day of samples besides the one read (3)"
+    )
+    parser.add_argument(
+        "--fleet-hosts", type=int, help="hosts with 24 h of 1-minute rollups (10,000)"
     )
     parser.add_argument("--requests", type=int, help="timed requests per endpoint (200)")
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers (2)")
     args = parser.parse_args(argv)
-    other_hosts = args.other_hosts if args.other_hosts is not None else (3 if args.quick else 20)
+    other_hosts = args.other_hosts if args.other_hosts is not None else (1 if args.quick else 3)
+    fleet_hosts = (
+        args.fleet_hosts if args.fleet_hosts is not None else (100 if args.quick else 10_000)
+    )
     requests = args.requests if args.requests is not None else (50 if args.quick else 200)
-    if other_hosts < 0:
-        parser.error(f"--other-hosts must be >= 0, got {other_hosts}")
+    if other_hosts < 0 or fleet_hosts < 0:
+        parser.error("--other-hosts and --fleet-hosts must be >= 0")
     if requests < 1 or args.workers < 1:
         parser.error("--requests and --workers must be >= 1")
     return Options(
-        quick=args.quick, other_hosts=other_hosts, requests=requests, workers=args.workers
+        quick=args.quick,
+        other_hosts=other_hosts,
+        fleet_hosts=fleet_hosts,
+        requests=requests,
+        workers=args.workers,
     )
 
 
@@ -98,6 +170,72 @@ def fill_day(base_url: str, hosts: list[HostCredentials], *, end: datetime) -> f
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(fill, enumerate(hosts)))
     return time.perf_counter() - began
+
+
+def roll_up(env: dict[str, str], hosts: list[HostCredentials], *, end: datetime) -> float:
+    """Roll the pushed hosts' day up with the backend's code; return the seconds it took."""
+    began = time.perf_counter()
+    args = [(end - timedelta(days=1, minutes=1)).isoformat(), end.isoformat()]
+    subprocess.run(
+        [sys.executable, "-c", ROLLUP_CODE, *args, *(str(host.host_id) for host in hosts)],
+        env=env,
+        check=True,
+        timeout=600,
+    )
+    return time.perf_counter() - began
+
+
+def fill_fleet(database: str, *, hosts: int, end: datetime) -> tuple[float, int]:
+    """Add `hosts` hosts with 24 h of 1-minute rollups; return seconds taken and rollup rows."""
+    began = time.perf_counter()
+    with psycopg.connect(libpq_dsn(database), autocommit=True) as conn:
+        if hosts:
+            conn.execute(FLEET_HOSTS_SQL, {"hosts": hosts})
+            conn.execute(FLEET_ROLLUPS_SQL, {"end": end})
+        conn.execute("VACUUM ANALYZE sample_rollups")
+        conn.execute("VACUUM ANALYZE samples")
+        count = conn.execute("SELECT count(*) FROM sample_rollups").fetchone()
+    return time.perf_counter() - began, int(count[0]) if count else 0
+
+
+# The series service and its own SQL timed inside a backend process (no HTTP, no auth).
+SERVICE_CODE = """
+import sys, time
+from datetime import timedelta
+import app.models
+from app.core.db import SessionLocal, utcnow
+from app.metrics.series import blended_rows, get_series
+host_id, n = int(sys.argv[1]), int(sys.argv[2])
+def median(call):
+    runs = []
+    for i in range(n + 5):
+        began = time.perf_counter(); call(); runs.append(time.perf_counter() - began)
+    runs = sorted(runs[5:]); return runs[len(runs) // 2]
+with SessionLocal() as session:
+    def rows():
+        now = utcnow()
+        blended_rows(session, host_id=host_id, start=now - timedelta(days=1), end=now,
+                     step_s=180, now=now)
+    def series():
+        now = utcnow()
+        get_series(session=session, host_id=host_id, start=now - timedelta(days=1), end=now,
+                   now=now)
+    print(median(rows), median(series))
+"""
+
+
+def time_service(env: dict[str, str], *, host_id: int, n: int) -> tuple[float, float]:
+    """Median seconds of the series' own SQL and of the whole series service, in-process."""
+    done = subprocess.run(
+        [sys.executable, "-c", SERVICE_CODE, str(host_id), str(n)],
+        env=env,
+        check=True,
+        timeout=600,
+        capture_output=True,
+        text=True,
+    )
+    sql_s, service_s = done.stdout.split()
+    return float(sql_s), float(service_s)
 
 
 def host_rows(database: str) -> dict[int, int]:
@@ -131,13 +269,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             hosts = cp.enroll_hosts(api.base_url, enrollment_token=token, count=host_count)
             end = datetime.now(UTC).replace(microsecond=0)
             fill_s = fill_day(api.base_url, hosts, end=end)
+            rollup_s = roll_up(env, hosts, end=end)
+            fleet_s, rollup_rows = fill_fleet(database, hosts=options.fleet_hosts, end=end)
             rows = host_rows(database)
             host_id = hosts[0].host_id
             with contextlib.closing(cp.logged_in_client(api.base_url)) as client:
                 result = time_endpoints(
                     client, database, host_id=host_id, end=end, n=options.requests
                 )
-    ok = print_report(options, fill_s=fill_s, rows=rows, host_id=host_id, result=result)
+            service = time_service(env, host_id=host_id, n=options.requests)
+    ok = print_report(
+        options,
+        fill_s=fill_s,
+        rows=rows,
+        host_id=host_id,
+        result=result,
+        service=service,
+        setup=f"rolled up in {rollup_s:.1f} s; fleet of {options.fleet_hosts} hosts' 24 h of "
+        f"1-minute rollups written in {fleet_s:.1f} s; {rollup_rows} rows in sample_rollups",
+    )
     return 0 if ok else 1
 
 
@@ -148,6 +298,7 @@ class SeriesResult:
     series: Timings
     health: Timings
     sql: Timings
+    raw_sql: Timings
     reply: dict[str, Any]
 
 
@@ -175,9 +326,17 @@ def time_endpoints(
     with psycopg.connect(libpq_dsn(database)) as conn:
 
         def run_sql() -> None:
+            conn.execute(ROLLUP_SQL, params).fetchall()
+
+        def run_raw_sql() -> None:
             conn.execute(SERIES_SQL, params).fetchall()
 
-        calls = {"series": get_series, "health": get_health, "sql": run_sql}
+        calls = {
+            "series": get_series,
+            "health": get_health,
+            "sql": run_sql,
+            "raw_sql": run_raw_sql,
+        }
         for call in calls.values():  # warm-up: connection pools, prepared plans, caches
             for _ in range(5):
                 call()
@@ -189,12 +348,20 @@ def time_endpoints(
         series=Timings.of(durations["series"]),
         health=Timings.of(durations["health"]),
         sql=Timings.of(durations["sql"]),
+        raw_sql=Timings.of(durations["raw_sql"]),
         reply=replies[-1],
     )
 
 
 def print_report(
-    options: Options, *, fill_s: float, rows: dict[int, int], host_id: int, result: SeriesResult
+    options: Options,
+    *,
+    fill_s: float,
+    rows: dict[int, int],
+    host_id: int,
+    result: SeriesResult,
+    service: tuple[float, float],
+    setup: str,
 ) -> bool:
     """Print figures, ratios, the target and the reply check; True when the reply is sane."""
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -204,18 +371,38 @@ def print_report(
         f"setup: host {host_id} with {rows.get(host_id, 0)} samples (24 h at 10 s) among "
         f"{len(rows)} hosts, {total} rows in samples; uvicorn {options.workers} workers; "
         f"filled through POST /agent/push in batches of {PUSH_BATCH} in {fill_s:.1f} s "
-        f"({total / fill_s:.0f} samples/s)"
+        f"({total / fill_s:.0f} samples/s); {setup}"
     )
     print(f"GET /hosts/{host_id}/series?range=24h  {result.series.line()}")
     print(f"GET /health (API baseline)          {result.health.line()}")
-    print(f"series SQL alone (DB baseline)      {result.sql.line()}")
+    print(f"rollup SQL alone (floor)            {result.sql.line()}")
+    print(f"raw-samples SQL alone (reference)   {result.raw_sql.line()}")
+    own_sql_s, service_s = service
+    floor_s = result.sql.median_s
+    print(f"the series' own SQL, in the backend  median {ms(own_sql_s)}")
+    print(f"the series service, in the backend   median {ms(service_s)}")
     series_median = result.series.median_s
+    above_health = series_median - result.health.median_s
     print(
         f"ratio series/health median: {series_median / result.health.median_s:.1f}x; "
-        f"series/SQL median: {series_median / result.sql.median_s:.1f}x; "
-        f"API time above the SQL: {ms(series_median - result.sql.median_s)}"
+        f"series/floor median: {series_median / result.sql.median_s:.1f}x; "
+        f"(series - health)/floor: {above_health / result.sql.median_s:.2f}x; "
+        f"raw SQL/floor: {result.raw_sql.median_s / result.sql.median_s:.1f}x; "
+        f"API time above the floor: {ms(series_median - result.sql.median_s)}"
+    )
+    print(
+        f"ratio the series' own SQL/floor: {own_sql_s / floor_s:.2f}x; "
+        f"series service/floor: {service_s / floor_s:.2f}x"
     )
     print(f"target median < {ms(TARGET_MEDIAN_S)}: {verdict(series_median < TARGET_MEDIAN_S)}")
+    print(
+        f"target the series' own SQL < {TARGET_FLOOR_RATIO}x floor: "
+        f"{verdict(own_sql_s < TARGET_FLOOR_RATIO * floor_s)}"
+    )
+    print(
+        f"target (series - health) < {TARGET_FLOOR_RATIO}x floor: "
+        f"{verdict(above_health < TARGET_FLOOR_RATIO * result.sql.median_s)}"
+    )
     points = result.reply.get("points", [])
     step = result.reply.get("step_s")
     # 24 h at 180 s is 480 buckets, plus one when the range does not start on a bucket edge.

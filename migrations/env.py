@@ -10,7 +10,7 @@ from alembic.autogenerate.api import AutogenContext
 from app.core.config import get_settings
 from app.core.db import UTCDateTime, build_engine
 from app.models import Base
-from sqlalchemy import DateTime
+from sqlalchemy import DateTime, text
 from sqlalchemy.engine import Connection
 
 config = context.config
@@ -33,7 +33,26 @@ def database_url() -> str:
     return str(url)
 
 
+def partition_names(connection: Connection | None) -> frozenset[str]:
+    """Tables that are partitions of another (app.core.partitions makes them): not models."""
+    if connection is None or connection.dialect.name != "postgresql":
+        return frozenset()
+    rows = connection.execute(text("SELECT relname FROM pg_class WHERE relispartition"))
+    return frozenset(rows.scalars())
+
+
 def _configure(connection: Connection | None, url: str | None = None) -> None:
+    # Looked up on first use (by autogenerate / check), inside the migration's transaction:
+    # a query before it would begin a transaction that alembic then never commits.
+    partitions: list[frozenset[str]] = []
+
+    def include_name(name: str | None, type_: str, _parent_names: Any) -> bool:
+        if type_ != "table":
+            return True
+        if not partitions:
+            partitions.append(partition_names(connection))
+        return name not in partitions[0]
+
     context.configure(
         connection=connection,
         url=url,
@@ -41,6 +60,7 @@ def _configure(connection: Connection | None, url: str | None = None) -> None:
         render_as_batch=True,
         compare_type=True,
         render_item=render_item,
+        include_name=include_name,
         literal_binds=connection is None,
     )
 

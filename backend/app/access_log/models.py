@@ -87,6 +87,8 @@ class LogStats(_IntervalCounters, Base):
     """One site's access-log figures of one sample's interval."""
 
     __tablename__ = "log_stats"
+    # Daily partitions, as the samples (app.metrics.partitioning).
+    __table_args__ = {"postgresql_partition_by": "RANGE (ts)"}
 
     # One key serves both range reads (host, ts) and uniqueness; seq tells two samples of one
     # host apart should a clock step give them the same ts.
@@ -100,6 +102,8 @@ class LogStatsRollup(_SummedCounters, Base):
     """One site's figures over a 1-minute or 1-hour bucket: counters summed, sketches merged."""
 
     __tablename__ = "log_stats_rollups"
+    # One LIST partition per resolution, each split by time, as the sample rollups.
+    __table_args__ = {"postgresql_partition_by": "LIST (resolution)"}
 
     host_id: Mapped[int] = _host_key()
     # '1m' or '1h' (app.metrics.bucketing.SeriesSource).
@@ -112,6 +116,7 @@ class LogUpstreamStats(Base):
     """One upstream address of one site over one sample's interval."""
 
     __tablename__ = "log_upstream_stats"
+    __table_args__ = {"postgresql_partition_by": "RANGE (ts)"}
 
     host_id: Mapped[int] = _host_key()
     ts: Mapped[datetime] = mapped_column(primary_key=True)
@@ -127,6 +132,8 @@ class LogUpstreamRollup(Base):
     """One upstream address of one site over a 1-minute or 1-hour bucket."""
 
     __tablename__ = "log_upstream_rollups"
+    # One LIST partition per resolution, each split by time, as the sample rollups.
+    __table_args__ = {"postgresql_partition_by": "LIST (resolution)"}
 
     host_id: Mapped[int] = _host_key()
     resolution: Mapped[str] = mapped_column(String(2), primary_key=True)

@@ -1,8 +1,8 @@
-"""1-minute and 1-hour rollups of the access-log tables, the fleet's recent figures, retention.
+"""1-minute and 1-hour rollups of the access-log tables and the fleet's recent figures.
 
 Counters are summed and sketches merged in Python (sketches cannot be merged in portable SQL).
 Called from app.metrics.rollups inside its transactions, so samples and access-log figures are
-rolled up, rebuilt after a replay and expired together."""
+rolled up and rebuilt after a replay together; app.metrics.partitioning expires both."""
 
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ from app.access_log.models import (
     LogUpstreamStats,
 )
 from app.metrics.bucketing import SeriesSource
-from app.metrics.settings import RetentionSettings
 from app.metrics.sql import insert_for, table_of
 
 # The fleet view's window of recent figures.
@@ -264,24 +263,3 @@ def refresh_recent(session: Session, *, now: datetime) -> int:
     # that two overlapping runs cannot collide on a host.
     session.execute(delete(_recent).where(_recent.c.computed_at < now))
     return len(hosts)
-
-
-def apply_log_retention(
-    session: Session, *, now: datetime, retention: RetentionSettings
-) -> dict[str, int]:
-    """Delete access-log rows older than the retention of their resolution (the samples'
-    retention); does not commit. Returns rows removed per kind."""
-    removed: dict[str, int] = {}
-    for name, table in (("log_raw", _stats), ("log_upstream_raw", _upstreams)):
-        result = session.execute(delete(table).where(table.c.ts < now - retention.raw))
-        removed[name] = int(getattr(result, "rowcount", 0) or 0)
-    ages = ((SeriesSource.minute, retention.minute), (SeriesSource.hour, retention.hour))
-    for resolution, age in ages:
-        for name, table in (("log", _stats_rollups), ("log_upstream", _upstream_rollups)):
-            result = session.execute(
-                delete(table).where(
-                    table.c.resolution == resolution.value, table.c.bucket_start < now - age
-                )
-            )
-            removed[f"{name}_{resolution.value}"] = int(getattr(result, "rowcount", 0) or 0)
-    return removed

@@ -1,4 +1,5 @@
-"""1-minute rollups from raw samples, 1-hour rollups from 1-minute ones, and retention.
+"""1-minute rollups from raw samples, 1-hour rollups from 1-minute ones, and retention
+(whole partitions dropped: app.metrics.partitioning).
 
 The access-log figures (app.access_log.rollups) are rolled up and expired in the same runs."""
 
@@ -11,8 +12,10 @@ from sqlalchemy import and_, delete, func, literal, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from app.access_log.rollups import apply_log_retention, rollup_logs, rollup_recent_logs
+from app.access_log.rollups import rollup_logs, rollup_recent_logs
 from app.core.db import utcnow
+from app.core.partitions import Expired
+from app.metrics import partitioning
 from app.metrics.bucketing import SeriesSource
 from app.metrics.fields import CHARTED_FIELDS, MAX_FIELDS
 from app.metrics.models import Sample, SampleGap, SampleRollup
@@ -130,26 +133,13 @@ def rollup_range(*, session: Session, host_id: int, start: datetime, end: dateti
 
 def apply_retention(
     *, session: Session, now: datetime, retention: RetentionSettings
-) -> dict[str, int]:
-    """Delete data older than each resolution's retention; commits; returns rows removed."""
-    removed = {
-        "raw": session.execute(delete(_samples).where(_samples.c.ts < now - retention.raw)),
-        "1m": session.execute(
-            delete(_rollups).where(
-                _rollups.c.resolution == SeriesSource.minute.value,
-                _rollups.c.bucket_start < now - retention.minute,
-            )
-        ),
-        "1h": session.execute(
-            delete(_rollups).where(
-                _rollups.c.resolution == SeriesSource.hour.value,
-                _rollups.c.bucket_start < now - retention.hour,
-            )
-        ),
-        # A gap explains a hole in a chart; kept as long as the coarsest chart data.
-        "gaps": session.execute(delete(_gaps).where(_gaps.c.to_ts < now - retention.hour)),
-    }
-    counts = {name: int(getattr(result, "rowcount", 0) or 0) for name, result in removed.items()}
-    counts.update(apply_log_retention(session, now=now, retention=retention))
+) -> dict[str, Expired]:
+    """Drop the partitions (on SQLite delete the rows) older than each resolution's retention,
+    samples and access-log figures alike; commits; returns what went, by kind."""
+    expired = partitioning.expire_all(session=session, now=now, retention=retention)
+    # A gap explains a hole in a chart; kept as long as the coarsest chart data (few rows).
+    gaps = session.execute(delete(_gaps).where(_gaps.c.to_ts < now - retention.hour))
+    expired["gaps"] = Expired(rows_deleted=int(getattr(gaps, "rowcount", 0) or 0))
     session.commit()
-    return counts
+    partitioning.drop_expired(session=session)
+    return expired

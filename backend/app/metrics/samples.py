@@ -1,4 +1,4 @@
-"""Storing pushed samples with their derived rates, idempotently on (host_id, seq)."""
+"""Storing pushed samples with their derived rates, idempotently on (host_id, seq[, ts])."""
 
 from __future__ import annotations
 
@@ -127,12 +127,12 @@ def fill_rates(rows: Sequence[dict[str, Any]], *, before: CounterReading | None)
 
 @lru_cache(maxsize=2)
 def _insert_skipping_duplicates(dialect: str) -> Any:
-    """INSERT … ON CONFLICT DO NOTHING RETURNING seq, built once per dialect (hot path)."""
-    return (
-        insert_for_dialect(dialect, _samples)
-        .on_conflict_do_nothing(index_elements=["host_id", "seq"])
-        .returning(_samples.c.seq)
-    )
+    """INSERT … ON CONFLICT DO NOTHING RETURNING seq, built once per dialect (hot path).
+
+    No conflict target: the key is (host_id, seq, ts) on partitioned PostgreSQL and may still
+    be (host_id, seq) on a database migrated before partitioning (SQLite); either refuses a
+    resent sample, which carries the same ts."""
+    return insert_for_dialect(dialect, _samples).on_conflict_do_nothing().returning(_samples.c.seq)
 
 
 def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
@@ -146,7 +146,7 @@ def _insert_of_many_hosts(dialect: str) -> Any:
     """INSERT … ON CONFLICT DO NOTHING RETURNING host_id, seq, built once per dialect."""
     return (
         insert_for_dialect(dialect, _samples)
-        .on_conflict_do_nothing(index_elements=["host_id", "seq"])
+        .on_conflict_do_nothing()
         .returning(_samples.c.host_id, _samples.c.seq)
     )
 

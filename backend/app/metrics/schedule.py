@@ -1,4 +1,4 @@
-"""Periodic metrics tasks: rollups every minute, retention every hour."""
+"""Periodic metrics tasks: rollups every minute, retention and partitions ahead every hour."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ METRICS_SCHEDULE: dict[str, dict[str, Any]] = {
     },
     "metrics-retention": {
         "task": "metrics.apply_retention",
+        "schedule": HOUR_S,
+        "options": {"queue": Queue.maintenance.value, "expires": HOUR_S / 2},
+    },
+    # Partitions exist days ahead (app.core.partitions.DEFAULT_AHEAD): hourly runs leave a
+    # stopped beat days to come back before rows fall into the DEFAULT partitions.
+    "metrics-partitions": {
+        "task": "metrics.create_partitions",
         "schedule": HOUR_S,
         "options": {"queue": Queue.maintenance.value, "expires": HOUR_S / 2},
     },

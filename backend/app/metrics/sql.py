@@ -41,8 +41,13 @@ def epoch_bucket(session: Session, ts: Any, step_s: int) -> ColumnElement[Any]:
     """Start of the step_s-wide bucket holding ts, in Unix seconds (buckets align to the epoch).
 
     64-bit: Unix seconds pass 2**31 on 2038-01-19."""
+    return epoch_bucket_for(dialect_name(session), ts, step_s)
+
+
+def epoch_bucket_for(dialect: str, ts: Any, step_s: int) -> ColumnElement[Any]:
+    """epoch_bucket for the named dialect, for statements built before a session exists."""
     step: ColumnElement[int] = literal_column(str(int(step_s)))
-    if dialect_name(session) == "postgresql":
+    if dialect == "postgresql":
         return cast(func.floor(func.extract("epoch", ts) / step) * step, BigInteger)
     # `//` renders integer division; SQLAlchemy's `/` would divide as numeric.
     return (cast(func.strftime("%s", ts), BigInteger) // step) * step

@@ -9,7 +9,7 @@ from kombu.exceptions import KombuError
 from redis.exceptions import RedisError
 
 from app.core.db import SessionLocal, utcnow
-from app.metrics import rollups
+from app.metrics import partitioning, rollups
 from app.metrics.settings import get_retention
 from app.worker.celery_app import celery_app
 from app.worker.retry import TRANSIENT_RETRY_POLICY
@@ -52,7 +52,23 @@ def enqueue_rollup(host_id: int, start: datetime, end: datetime) -> bool:
 
 @celery_app.task(name="metrics.apply_retention", **TRANSIENT_RETRY_POLICY)
 def apply_retention() -> None:
-    """Delete metrics older than their retention."""
+    """Drop the partitions of metrics older than their retention."""
     with SessionLocal() as session:
         removed = rollups.apply_retention(session=session, now=utcnow(), retention=get_retention())
-    log.info("retention removed %s", removed)
+    for kind, expired in removed.items():
+        if expired.partitions or expired.rows_deleted:
+            log.info(
+                "retention of %s: dropped %s, deleted %d rows",
+                kind,
+                ", ".join(expired.partitions) or "no partition",
+                expired.rows_deleted,
+            )
+
+
+@celery_app.task(name="metrics.create_partitions", **TRANSIENT_RETRY_POLICY)
+def create_partitions() -> None:
+    """Create the time-series partitions of the coming days that are missing."""
+    with SessionLocal() as session:
+        created = partitioning.create_ahead(session=session, now=utcnow())
+    if created:
+        log.info("partitions created: %s", ", ".join(created))

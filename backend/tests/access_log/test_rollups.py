@@ -252,7 +252,9 @@ def test_retention_deletes_log_figures_with_the_samples(db_session: Session) -> 
         )
     db_session.commit()
     removed = rollups.apply_retention(session=db_session, now=now, retention=RetentionSettings())
-    assert {name: count for name, count in removed.items() if name.startswith("log")} == {
+    assert {
+        name: expired.rows_deleted for name, expired in removed.items() if name.startswith("log")
+    } == {
         "log_raw": 1,
         "log_upstream_raw": 1,
         "log_1m": 1,

@@ -70,4 +70,4 @@ def test_access_logs_on_sqlite(embedded: Session) -> None:
     removed = rollups.apply_retention(
         session=embedded, now=now + timedelta(days=3), retention=RetentionSettings()
     )
-    assert removed["log_raw"] == 3
+    assert removed["log_raw"].rows_deleted == 3

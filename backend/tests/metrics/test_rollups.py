@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app.core.db import utcnow
-from app.metrics import rollups
+from app.core.partitions import Period, ensure_partitions
+from app.metrics import partitioning, rollups
 from app.metrics.models import Sample, SampleRollup
 from app.metrics.settings import RetentionSettings
 from sqlalchemy import func, select
@@ -114,20 +115,28 @@ def test_retention_deletes_only_expired_rows(db_session: Session) -> None:
         )
     db_session.commit()
     removed = rollups.apply_retention(session=db_session, now=now, retention=RetentionSettings())
-    assert {name: count for name, count in removed.items() if not name.startswith("log")} == {
-        "raw": 1,
-        "1m": 1,
-        "1h": 1,
-        "gaps": 0,
-    }
+    # Older than the partitions made at migration time: they waited in the DEFAULT partitions.
+    assert {
+        name: expired.rows_deleted
+        for name, expired in removed.items()
+        if not name.startswith("log")
+    } == {"raw": 1, "1m": 1, "1h": 1, "gaps": 0}
     assert db_session.scalars(select(Sample.seq)).all() == [2]
     assert db_session.scalar(select(func.count()).select_from(SampleRollup)) == 2
 
 
-def test_retention_is_configurable(db_session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NGINX_FLEET_RETENTION_RAW_DAYS", "0.5")
+def test_retention_is_configurable(
+    db_session: Session, monkeypatch: pytest.MonkeyPatch, extra_partitions: None
+) -> None:
     host = make_host()
     now = utcnow()
-    insert_samples(db_session, [sample_values(host.id, 1, now - timedelta(hours=13))])
+    # Within the default 2 days, in a partition that ended over half a day ago.
+    old = now - timedelta(days=1, hours=13)
+    ensure_partitions(session=db_session, specs=[partitioning.SAMPLES], now=now, since=old)
+    insert_samples(db_session, [sample_values(host.id, 1, old)])
+    kept = rollups.apply_retention(session=db_session, now=now, retention=RetentionSettings())
+    assert kept["raw"].partitions == ()
+    monkeypatch.setenv("NGINX_FLEET_RETENTION_RAW_DAYS", "0.5")
     removed = rollups.apply_retention(session=db_session, now=now, retention=RetentionSettings())
-    assert removed["raw"] == 1
+    assert f"samples_p{Period.quarter_day.floor(old):%Y%m%d%H}" in removed["raw"].partitions
+    assert db_session.scalar(select(func.count()).select_from(Sample)) == 0

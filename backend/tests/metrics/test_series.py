@@ -33,6 +33,9 @@ def test_24h_series_of_10s_samples_has_at_most_500_points(
         for seq in range(8640)
     ]  # fmt: skip
     insert_samples(db_session, rows)
+    rollups.rollup_range(
+        session=db_session, host_id=host.id, start=end - timedelta(days=1), end=end
+    )
     reply = viewer_client.get(f"/api/v1/hosts/{host.id}/series", params={"range": "24h"})
     assert reply.status_code == 200, reply.text
     series = reply.json()
@@ -66,6 +69,10 @@ def test_bucket_values_are_averages_and_maxima(
     points = series["points"]
     assert len(points) == 3
     assert points[0]["cpu_pct"] == 10.0
+    # Buckets of whole minutes are read from the 1-minute rollups.
+    rollups.rollup_range(
+        session=db_session, host_id=host.id, start=start, end=start + timedelta(minutes=5)
+    )
     wide = viewer_client.get(
         f"/api/v1/hosts/{host.id}/series",
         params={"from": start.isoformat(), "to": (start + timedelta(hours=6)).isoformat()},

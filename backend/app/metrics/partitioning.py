@@ -1,0 +1,100 @@
+"""Which time-series tables are partitioned how, and the service that keeps partitions ahead.
+
+Granularity by rows per partition at 10,000 hosts pushing every 10 s (docs/storage.md): raw
+samples and access-log rows by 6 hours (21.6 M samples each; a partition is dropped only once
+wholly expired, so the raw data kept is the retention plus up to one partition: 2.25 days
+instead of 3 with daily ones, the largest table being the one that gains); 1-minute rollups by
+day (14.4 M rows a day, 31 partitions at 30 days' retention); 1-hour rollups by month (7.2 M
+rows a month, 13 partitions for a year; daily ones would make 365 small tables to plan over).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from app.core.partitions import (
+    Expired,
+    Period,
+    TimePartitioning,
+    drop_detached,
+    ensure_partitions,
+    expire,
+)
+from app.metrics.bucketing import SeriesSource
+from app.metrics.settings import RetentionSettings
+
+
+def _rollup_levels(table: str) -> tuple[TimePartitioning, TimePartitioning]:
+    """The 1-minute and 1-hour partitionings of a rollup table listed by resolution."""
+    return (
+        TimePartitioning(
+            table,
+            "bucket_start",
+            Period.day,
+            parent=f"{table}_{SeriesSource.minute.value}",
+            only=("resolution", SeriesSource.minute.value),
+        ),
+        TimePartitioning(
+            table,
+            "bucket_start",
+            Period.month,
+            parent=f"{table}_{SeriesSource.hour.value}",
+            only=("resolution", SeriesSource.hour.value),
+        ),
+    )
+
+
+SAMPLES = TimePartitioning("samples", "ts", Period.quarter_day)
+SAMPLE_ROLLUPS_1M, SAMPLE_ROLLUPS_1H = _rollup_levels("sample_rollups")
+LOG_STATS = TimePartitioning("log_stats", "ts", Period.quarter_day)
+LOG_STATS_ROLLUPS_1M, LOG_STATS_ROLLUPS_1H = _rollup_levels("log_stats_rollups")
+LOG_UPSTREAM_STATS = TimePartitioning("log_upstream_stats", "ts", Period.quarter_day)
+LOG_UPSTREAM_ROLLUPS_1M, LOG_UPSTREAM_ROLLUPS_1H = _rollup_levels("log_upstream_rollups")
+
+# The tables partitioned by LIST (resolution) above their time partitionings.
+LISTED_BY_RESOLUTION = ("sample_rollups", "log_stats_rollups", "log_upstream_rollups")
+
+# Retention name (as reported by the retention task) -> partitioning, by resolution.
+RAW = {"raw": SAMPLES, "log_raw": LOG_STATS, "log_upstream_raw": LOG_UPSTREAM_STATS}
+MINUTE = {
+    "1m": SAMPLE_ROLLUPS_1M,
+    "log_1m": LOG_STATS_ROLLUPS_1M,
+    "log_upstream_1m": LOG_UPSTREAM_ROLLUPS_1M,
+}
+HOUR = {
+    "1h": SAMPLE_ROLLUPS_1H,
+    "log_1h": LOG_STATS_ROLLUPS_1H,
+    "log_upstream_1h": LOG_UPSTREAM_ROLLUPS_1H,
+}
+ALL = (*RAW.values(), *MINUTE.values(), *HOUR.values())
+
+
+def create_ahead(*, session: Session, now: datetime) -> list[str]:
+    """Create the partitions from today to a few days ahead that are missing; commits."""
+    created = ensure_partitions(session=session, specs=ALL, now=now)
+    session.commit()
+    return created
+
+
+def expire_all(
+    *, session: Session, now: datetime, retention: RetentionSettings
+) -> dict[str, Expired]:
+    """Detach the partitions (on SQLite delete the rows) each resolution keeps no longer; does
+    not commit: drop_expired removes the detached partitions afterwards."""
+    ages: tuple[tuple[dict[str, TimePartitioning], timedelta], ...] = (
+        (RAW, retention.raw),
+        (MINUTE, retention.minute),
+        (HOUR, retention.hour),
+    )
+    return {
+        name: expire(session=session, spec=spec, before=now - age)
+        for specs, age in ages
+        for name, spec in specs.items()
+    }
+
+
+def drop_expired(*, session: Session) -> list[str]:
+    """Drop the partitions expire_all detached (once its transaction is committed); commits."""
+    return drop_detached(session=session, specs=ALL)

@@ -1,0 +1,343 @@
+"""Bytes per stored row of each time-series table, and the disk a 10,000-host fleet needs.
+
+Migrates a throw-away database to head, copies the layout of one partition of each table
+(columns, key, indexes, compression: `LIKE ... INCLUDING ALL`), fills it with realistic rows
+written in time order across hosts as ingest writes them, and reads pg_total_relation_size
+(heap, indexes, TOAST) over the row count. Then projects the disk at the default retention,
+keeping up to one partition more than the retention (a partition is dropped only once wholly
+expired: raw tables by 6 hours, 1-minute rollups by day, 1-hour rollups by month). Baselines in
+the same run: the floor (the same samples without their JSON and with no index), and the
+layout before partitioning (`extra` as jsonb, charted floats as double precision).
+
+Assumptions (printed): 10,000 hosts pushing every 10 s; 5 sites per host, each with traffic
+in every interval (~60 requests per 10 s per site, request and upstream times logged), one
+upstream address per site; top paths off (the agent's default).
+Run: .venv/bin/python bench/storage.py [--quick] [--rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from nginx_fleet_analyzer.latency_sketch import Sketch
+
+from harness import control_plane as cp
+from harness.pgdb import libpq_dsn, temporary_database
+
+HOSTS = 10_000
+SITES = 5
+UPSTREAMS_PER_SITE = 1
+INTERVAL_S = 10
+REQUESTS_PER_SITE_INTERVAL = 60
+BUDGET_GB = 150.0
+GB = 1e9
+# Default retention (app.metrics.settings), in days; one more partition may still be kept.
+RAW_DAYS, MINUTE_DAYS, HOUR_DAYS = 2, 30, 365
+RAW_PARTITION_DAYS, MINUTE_PARTITION_DAYS, HOUR_PARTITION_DAYS = 0.25, 1, 31
+RAW_KEPT_DAYS = RAW_DAYS + RAW_PARTITION_DAYS
+MINUTE_KEPT_DAYS = MINUTE_DAYS + MINUTE_PARTITION_DAYS
+HOUR_KEPT_DAYS = HOUR_DAYS + HOUR_PARTITION_DAYS
+
+
+@dataclass(frozen=True)
+class Options:
+    """Knobs of one run."""
+
+    quick: bool
+    rows: int
+
+
+def parse_options(argv: Sequence[str] | None) -> Options:
+    """Command-line options; --quick measures fewer rows."""
+    parser = argparse.ArgumentParser(description="nginx-fleet storage benchmark")
+    parser.add_argument("--quick", action="store_true", help="5,000 rows per table")
+    parser.add_argument("--rows", type=int, help="rows written per table (100,000)")
+    args = parser.parse_args(argv)
+    rows = args.rows if args.rows is not None else (5_000 if args.quick else 100_000)
+    if rows < 100:
+        parser.error(f"--rows must be >= 100, got {rows}")
+    return Options(quick=args.quick, rows=rows)
+
+
+def sketch_json(rng: random.Random, requests: int, median_s: float) -> dict[str, Any]:
+    """A latency sketch of `requests` log-normal times, in the protocol's form."""
+    sketch = Sketch()
+    for _ in range(requests):
+        sketch.add(rng.lognormvariate(math.log(median_s), 0.9))
+    return sketch.to_json()
+
+
+def merged_json(rng: random.Random, parts: int, median_s: float) -> dict[str, Any]:
+    """The sketch of `parts` intervals merged, as a rollup stores it."""
+    merged = Sketch()
+    for _ in range(parts):
+        merged.merge(Sketch.from_json(sketch_json(rng, REQUESTS_PER_SITE_INTERVAL, median_s)))
+    return merged.to_json()
+
+
+def times(count: int, hosts: int, step_s: int) -> Iterator[tuple[int, datetime, int]]:
+    """(host index, time, seq) in time order across hosts, as ingest writes them."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(count):
+        tick, host = divmod(i, hosts)
+        yield host + 1, start + timedelta(seconds=tick * step_s), tick + 1
+
+
+def sample_rows(count: int, rng: random.Random) -> Iterator[tuple[Any, ...]]:
+    """samples rows with every figure and the `extra` a real push gives (two cores)."""
+    for host, ts, seq in times(count, 100, INTERVAL_S):
+        load = rng.uniform(0.2, 1.0)
+        extra = {
+            "nginx": {"master_pid": 4242 + host},
+            "stub_status": {"url": "http://127.0.0.1:8080/nginx_status"},
+            "cpu": {"per_core_pct": [round(40 * load, 1), round(45 * load, 1)], "iowait_pct": 0.1},
+            "memory": {"available_bytes": 5_661_504_368 - seq, "swap_used_bytes": 0},
+            "load": {"load5": round(1.8 * load, 2), "load15": round(1.6 * load, 2)},
+            "tcp_states": {"ESTABLISHED": 81, "TIME_WAIT": int(120 * load), "LISTEN": 5},
+            "nginx_processes": {
+                "rss_bytes": 24_000_000,
+                "cpu_pct": round(25 * load, 1),
+                "worker_fds_max": 56,
+                "worker_fds_limit": 1024,
+            },
+        }
+        requests = seq * 3000
+        yield (
+            host, seq, ts, True, 2, True, 90, 1, 4, 85, requests // 8, requests // 8, requests,
+            300 * load, 37 * load, 0.0, 45 * load, int(3e9 * load), 8 * 1024**3, 2 * load,
+            130, 2048, requests * 600, requests * 6000, 3, 0, 60, 0, 0, 0, json.dumps(extra),
+        )  # fmt: skip
+
+
+SAMPLE_COLUMNS = (
+    "host_id, seq, ts, nginx_up, workers, stub_status_available, active, reading, writing, "
+    "waiting, accepts, handled, requests, req_per_s, accepts_per_s, drops_per_s, cpu_pct, "
+    "mem_used_bytes, mem_total_bytes, load1, fds_open, fds_limit, net_rx_bytes, net_tx_bytes, "
+    "listen_overflows, listen_drops, worker_fds_max, errlog_severe, errlog_wc_not_enough, "
+    "errlog_nofile, extra"
+)
+
+
+def rollup_rows(count: int, rng: random.Random, resolution: str) -> Iterator[tuple[Any, ...]]:
+    """sample_rollups rows with every average and maximum set."""
+    step = 60 if resolution == "1m" else 3600
+    for host, bucket, _seq in times(count, 100, step):
+        values = [rng.uniform(0, 1000) for _ in range(16)]
+        yield (host, resolution, bucket, 6 if step == 60 else 360, *values)
+
+
+ROLLUP_COLUMNS = (
+    "host_id, resolution, bucket_start, sample_count, active_avg, active_max, reading_avg, "
+    "writing_avg, waiting_avg, req_per_s_avg, accepts_per_s_avg, drops_per_s_avg, "
+    "drops_per_s_max, cpu_pct_avg, mem_used_bytes_avg, mem_total_bytes_avg, load1_avg, "
+    "fds_open_avg, fds_limit_avg, workers_avg"
+)
+COUNTERS = (
+    "requests, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, status_499, "
+    "status_500, status_502, status_503, status_504, bytes_sent, get_2xx, cache_hit, cache_miss, "
+    "cache_expired, cache_stale, cache_updating, cache_revalidated, cache_bypass, "
+    "upstream_errors, request_time, upstream_time"
+)
+
+
+def _counters(rng: random.Random, parts: int, request_time: Any, upstream_time: Any) -> tuple:
+    requests = REQUESTS_PER_SITE_INTERVAL * parts
+    return (
+        requests, 0, requests - 5, 2, 3, rng.randint(0, 1), 0, 0, 0, 0, 0, requests * 6000,
+        requests - 6, requests // 2, requests // 3, 1, 0, 0, 0, 0, 0,
+        json.dumps(request_time), json.dumps(upstream_time),
+    )  # fmt: skip
+
+
+def log_rows(count: int, rng: random.Random, resolution: str | None) -> Iterator[tuple[Any, ...]]:
+    """log_stats rows (resolution None) or log_stats_rollups rows; sketches from a pool."""
+    parts = {None: 1, "1m": 6, "1h": 360}[resolution]
+    pool = [
+        (merged_json(rng, min(parts, 60), 0.05), merged_json(rng, min(parts, 60), 0.04))
+        for _ in range(20)
+    ]
+    step = {None: INTERVAL_S, "1m": 60, "1h": 3600}[resolution]
+    for i, (host, ts, seq) in enumerate(times(count, 100 * SITES, step)):
+        site = f"site{host % SITES}.example.com"
+        key = (host // SITES + 1, ts, seq, site) if resolution is None else (
+            host // SITES + 1, resolution, ts, site
+        )  # fmt: skip
+        yield (*key, *_counters(rng, parts, *pool[i % len(pool)]))
+
+
+def upstream_rows(
+    count: int, rng: random.Random, resolution: str | None
+) -> Iterator[tuple[Any, ...]]:
+    """log_upstream_stats rows (resolution None) or their rollups."""
+    parts = {None: 1, "1m": 6, "1h": 360}[resolution]
+    pool = [merged_json(rng, min(parts, 60), 0.04) for _ in range(20)]
+    step = {None: INTERVAL_S, "1m": 60, "1h": 3600}[resolution]
+    for i, (host, ts, seq) in enumerate(times(count, 100 * SITES, step)):
+        site = f"site{host % SITES}.example.com"
+        key = (host // SITES + 1, ts, seq, site) if resolution is None else (
+            host // SITES + 1, resolution, ts, site
+        )  # fmt: skip
+        yield (*key, "10.0.0.7:8080", REQUESTS_PER_SITE_INTERVAL * parts, 0,
+               json.dumps(pool[i % len(pool)]))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Table:
+    """One measured table: where its layout comes from, its columns, its rows."""
+
+    label: str
+    source: str
+    columns: str
+    rows: Callable[[int, random.Random], Iterator[tuple[Any, ...]]]
+    projected_rows: float
+    kept_days: float
+
+
+PER_DAY_RAW = 86_400 // INTERVAL_S
+SITE_ROWS = HOSTS * SITES
+TABLES = (
+    Table("samples (raw, 10 s)", "samples", SAMPLE_COLUMNS, sample_rows,
+          HOSTS * PER_DAY_RAW * RAW_KEPT_DAYS, RAW_KEPT_DAYS),
+    Table("sample_rollups 1m", "sample_rollups_1m", ROLLUP_COLUMNS,
+          lambda n, r: rollup_rows(n, r, "1m"),
+          HOSTS * 1440 * MINUTE_KEPT_DAYS, MINUTE_KEPT_DAYS),
+    Table("sample_rollups 1h", "sample_rollups_1h", ROLLUP_COLUMNS,
+          lambda n, r: rollup_rows(n, r, "1h"),
+          HOSTS * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS),
+    Table("log_stats (raw, per site)", "log_stats", f"host_id, ts, seq, site, {COUNTERS}",
+          lambda n, r: log_rows(n, r, None),
+          SITE_ROWS * PER_DAY_RAW * RAW_KEPT_DAYS, RAW_KEPT_DAYS),
+    Table("log_stats_rollups 1m", "log_stats_rollups_1m",
+          f"host_id, resolution, bucket_start, site, {COUNTERS}",
+          lambda n, r: log_rows(n, r, "1m"),
+          SITE_ROWS * 1440 * MINUTE_KEPT_DAYS, MINUTE_KEPT_DAYS),
+    Table("log_stats_rollups 1h", "log_stats_rollups_1h",
+          f"host_id, resolution, bucket_start, site, {COUNTERS}",
+          lambda n, r: log_rows(n, r, "1h"),
+          SITE_ROWS * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS),
+    Table("log_upstream_stats (raw)", "log_upstream_stats",
+          "host_id, ts, seq, site, upstream, attempts, errors, response_time",
+          lambda n, r: upstream_rows(n, r, None),
+          SITE_ROWS * UPSTREAMS_PER_SITE * PER_DAY_RAW * RAW_KEPT_DAYS, RAW_KEPT_DAYS),
+    Table("log_upstream_rollups 1m", "log_upstream_rollups_1m",
+          "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
+          lambda n, r: upstream_rows(n, r, "1m"),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 1440 * MINUTE_KEPT_DAYS, MINUTE_KEPT_DAYS),
+    Table("log_upstream_rollups 1h", "log_upstream_rollups_1h",
+          "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
+          lambda n, r: upstream_rows(n, r, "1h"),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS),
+)  # fmt: skip
+
+
+# The types of the layout before partitioning (migration 0009), for the baseline.
+BEFORE_TYPES = {
+    "samples": {"extra": "jsonb", **dict.fromkeys(
+        ("req_per_s", "accepts_per_s", "drops_per_s", "cpu_pct", "load1"), "double precision"
+    )},
+    "sample_rollups_1m": dict.fromkeys(
+        [c.strip() for c in ROLLUP_COLUMNS.split(",")[4:]], "double precision"
+    ),
+}  # fmt: skip
+
+
+def measure(conn: psycopg.Connection, table: Table, rows: int, *, before: bool = False) -> float:
+    """Bytes per row of `rows` rows in a copy of the layout of one of table's partitions
+    (with the types it had before partitioning when `before`)."""
+    probe = f"probe_{table.source}"
+    conn.execute(f"CREATE TABLE {probe} (LIKE {table.source}_default INCLUDING ALL)")
+    for column, type_ in (BEFORE_TYPES.get(table.source, {}) if before else {}).items():
+        conn.execute(f"ALTER TABLE {probe} ALTER COLUMN {column} TYPE {type_}")
+    with conn.cursor().copy(f"COPY {probe} ({table.columns}) FROM STDIN") as copy:
+        for row in table.rows(rows, random.Random(7)):
+            copy.write_row(row)
+    conn.execute(f"VACUUM ANALYZE {probe}")
+    size = conn.execute(f"SELECT pg_total_relation_size('{probe}')").fetchone()[0]
+    conn.execute(f"DROP TABLE {probe}")
+    return int(size) / rows
+
+
+def floor_bytes(conn: psycopg.Connection, rows: int) -> float:
+    """Bytes per sample with no JSON and no index at all: the fixed columns alone."""
+    conn.execute("CREATE TABLE probe_floor (LIKE samples_default)")
+    conn.execute("ALTER TABLE probe_floor DROP COLUMN extra")
+    columns = SAMPLE_COLUMNS.rsplit(", extra", 1)[0]
+    with conn.cursor().copy(f"COPY probe_floor ({columns}) FROM STDIN") as copy:
+        for row in sample_rows(rows, random.Random(7)):
+            copy.write_row(row[:-1])
+    conn.execute("VACUUM ANALYZE probe_floor")
+    size = conn.execute("SELECT pg_total_relation_size('probe_floor')").fetchone()[0]
+    conn.execute("DROP TABLE probe_floor")
+    return int(size) / rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure, project and print; exit 1 when the projection exceeds the budget."""
+    options = parse_options(argv)
+    with (
+        tempfile.TemporaryDirectory(prefix="nf-bench-storage-") as tmp_name,
+        temporary_database() as database,
+    ):
+        env = cp.backend_env(database=database, data_dir=Path(tmp_name), base=os.environ)
+        cp.migrate(env=env)
+        with psycopg.connect(libpq_dsn(database), autocommit=True) as conn:
+            measured = [(table, measure(conn, table, options.rows)) for table in TABLES]
+            floor = floor_bytes(conn, options.rows)
+            before = {
+                table.source: measure(conn, table, options.rows, before=True)
+                for table in TABLES[:2]
+            }
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"nginx-fleet storage benchmark, {when}{' (--quick)' if options.quick else ''}")
+    print(
+        f"assumptions: {HOSTS} hosts at {INTERVAL_S} s; {SITES} sites per host with traffic in "
+        f"every interval ({REQUESTS_PER_SITE_INTERVAL} requests per 10 s each), "
+        f"{UPSTREAMS_PER_SITE} upstream address per site, top paths off; retention raw "
+        f"{RAW_DAYS} d, 1m {MINUTE_DAYS} d, 1h {HOUR_DAYS} d, each plus one partition (6 h, "
+        f"day, month) not yet wholly expired; {options.rows} rows measured per table"
+    )
+    print(f"{'table':30} {'bytes/row':>10} {'rows kept':>16} {'GB':>9} {'GB per day kept':>16}")
+    total = 0.0
+    metrics_total = 0.0
+    for table, per_row in measured:
+        gb = per_row * table.projected_rows / GB
+        total += gb
+        if not table.source.startswith("log"):
+            metrics_total += gb
+        per_day = gb / table.kept_days
+        print(
+            f"{table.label:30} {per_row:10.1f} {table.projected_rows:16,.0f} {gb:9.1f} "
+            f"{per_day:16.2f}"
+        )
+    samples_bytes = measured[0][1]
+    print(
+        f"floor: a sample's fixed columns alone (no JSON, no index) {floor:.1f} bytes/row; "
+        f"stored sample / floor: {samples_bytes / floor:.2f}x"
+    )
+    for table, per_row in measured[:2]:
+        old = before[table.source]
+        print(
+            f"before partitioning (jsonb, double precision): {table.source} {old:.1f} bytes/row; "
+            f"now / before: {per_row / old:.2f}x"
+        )
+    print(f"projected: samples and their rollups {metrics_total:.1f} GB; "
+          f"access-log figures {total - metrics_total:.1f} GB; total {total:.1f} GB")  # fmt: skip
+    within = total < BUDGET_GB
+    print(f"target total < {BUDGET_GB:.0f} GB: {'MET' if within else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
