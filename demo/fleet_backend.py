@@ -145,7 +145,7 @@ class Backend:
                     raise BackendError("a demo process exited while waiting for the first pushes")
                 response = client.get("/fleet")
                 response.raise_for_status()
-                fleet: list[dict[str, Any]] = response.json()
+                fleet: list[dict[str, Any]] = response.json()["items"]
                 up = {host["hostname"] for host in fleet if host.get("status") == "up"}
                 waiting_for = set(hostnames) - up
                 if not waiting_for:

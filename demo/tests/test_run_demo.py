@@ -110,7 +110,7 @@ def test_demo_comes_up_and_stops_everything_on_ctrl_c(
     with httpx.Client(base_url=f"{url}/api/v1") as client:
         login = {"username": ready["username"], "password": ready["password"]}
         assert client.post("/auth/login", json=login).status_code == 200
-        fleet = client.get("/fleet").json()
+        fleet = client.get("/fleet").json()["items"]
     assert {host["hostname"]: host["status"] for host in fleet} == {
         spec.name: "up" for spec in INSTANCES
     }

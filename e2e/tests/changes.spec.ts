@@ -33,7 +33,7 @@ function csrfOf(cookies: { name: string; value: string }[]): string {
 }
 
 async function hostId(api: APIRequestContext, hostname: string): Promise<number> {
-  const fleet = (await (await api.get("/api/v1/fleet")).json()) as { id: number; hostname: string }[];
+  const fleet = ((await (await api.get("/api/v1/fleet")).json()) as { items: { id: number; hostname: string }[] }).items;
   const host = fleet.find((h) => h.hostname === hostname);
   if (!host) throw new Error(`${hostname} is not in the fleet`);
   return host.id;
@@ -69,11 +69,11 @@ async function findingKey(api: APIRequestContext, id: number, rule: string): Pro
 
 /** Whether the fleet shows the score and counts of the analysis of the config the host runs. */
 async function analysedAsItRuns(api: APIRequestContext, id: number): Promise<boolean> {
-  const fleet = (await (await api.get("/api/v1/fleet")).json()) as {
-    id: number;
-    score: number | null;
-    findings: Record<string, number> | null;
-  }[];
+  const fleet = (
+    (await (await api.get("/api/v1/fleet")).json()) as {
+      items: { id: number; score: number | null; findings: Record<string, number> | null }[];
+    }
+  ).items;
   const config = (await (await api.get(`/api/v1/hosts/${id}/config`)).json()) as {
     analysis: { score: number | null; counts: Record<string, number> } | null;
   };

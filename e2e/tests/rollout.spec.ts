@@ -38,7 +38,7 @@ function masterPid(hostname: string): number {
 }
 
 async function hostIds(api: APIRequestContext): Promise<Map<string, number>> {
-  const fleet = (await (await api.get("/api/v1/fleet")).json()) as { id: number; hostname: string }[];
+  const fleet = ((await (await api.get("/api/v1/fleet")).json()) as { items: { id: number; hostname: string }[] }).items;
   return new Map(fleet.map((host) => [host.hostname, host.id]));
 }
 

@@ -10,8 +10,8 @@ from datetime import datetime
 from nginx_fleet_analyzer import findings as engine
 from nginx_fleet_analyzer.findings import Category, Severity
 from nginx_fleet_analyzer.scoring import Score, score
-from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import Session, aliased
 
 from app.configs.models import AnalysisStatus, ConfigAnalysis
 from app.findings.models import Ack, Finding
@@ -68,6 +68,14 @@ def latest_analysis_ids() -> Select[int, int]:
     return select(
         ConfigAnalysis.host_id, func.max(ConfigAnalysis.id).label("analysis_id")
     ).group_by(ConfigAnalysis.host_id)
+
+
+def latest_analysis_id_of(host_id: ColumnElement[int]) -> ColumnElement[int]:
+    """The id of the latest analysis of the host `host_id` names (a correlated subquery): one
+    backward probe of ix_config_analyses_host_id_id per host, never a scan of every analysis."""
+    # An alias, so that a query joining config_analyses itself does not correlate it.
+    analyses = aliased(ConfigAnalysis)
+    return select(func.max(analyses.id)).where(analyses.host_id == host_id).scalar_subquery()
 
 
 def rescore_latest(*, session: Session, host_ids: Sequence[int] | None, now: datetime) -> int:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Select, Subquery, case, exists, func, or_, select, true
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit_service
-from app.configs.rescoring import latest_analysis_ids, rescore_latest
+from app.configs.models import ConfigAnalysis
+from app.configs.rescoring import latest_analysis_id_of, rescore_latest
 from app.core.errors import InvalidInputError, NotFoundError
 from app.findings.models import Ack, Finding
-from app.findings.muting import active_acks, matching_ack
 from app.findings.schemas import AckCreate, TopFinding
 from app.hosts.models import Host
 from app.users.models import User
@@ -114,44 +114,97 @@ def apply_expired_acks(*, session: Session, now: datetime) -> int:
     return rescored
 
 
-def top_findings(*, session: Session, now: datetime) -> list[TopFinding]:
-    """Each rule over every host's latest analysis, muted findings left out, most hosts first."""
-    latest = latest_analysis_ids().subquery()
-    rows = session.execute(
+def unmuted(now: datetime) -> ColumnElement[bool]:
+    """No acknowledgement in force at `now` mutes the Finding row (app.findings.muting in SQL)."""
+    return ~exists().where(
+        Ack.rule == Finding.rule,
+        or_(Ack.host_id.is_(None), Ack.host_id == Finding.host_id),
+        or_(Ack.finding_key.is_(None), Ack.finding_key == Finding.key),
+        or_(Ack.expires_at.is_(None), Ack.expires_at > now),
+    )
+
+
+def latest_analysis_ids(dialect: str) -> Subquery:
+    """The id of each host's latest analysis (column analysis_id), one index probe per host.
+
+    On PostgreSQL a LATERAL join, which the planner runs once per host; SQLite has no LATERAL
+    and takes the correlated max(id)."""
+    if dialect == "postgresql":
+        newest = (
+            select(ConfigAnalysis.id)
+            .where(ConfigAnalysis.host_id == Host.id)
+            .order_by(ConfigAnalysis.id.desc())
+            .limit(1)
+            .lateral("newest")
+        )
+        query = select(newest.c.id.label("analysis_id")).select_from(Host).join(newest, true())
+    else:
+        query = select(latest_analysis_id_of(Host.id.expression).label("analysis_id")).select_from(
+            Host
+        )
+    return query.subquery("latest")
+
+
+def top_findings_query(*, dialect: str, now: datetime) -> Select[Any]:
+    """Each rule over every host's latest analysis, muted findings left out, most hosts first.
+
+    Counted by the database in two hash aggregations (per rule and host, then per rule) over
+    the findings ix_findings_analysis_id finds for each latest analysis; the example shown is
+    the rule's first finding."""
+    latest = latest_analysis_ids(dialect)
+    per_host = (
         select(
-            Finding.host_id,
             Finding.rule,
-            Finding.key,
+            func.count().label("findings"),
+            func.min(Finding.id).label("first_id"),
+        )
+        .join(latest, latest.c.analysis_id == Finding.analysis_id)
+        .where(unmuted(now))
+        .group_by(Finding.rule, Finding.host_id)
+        .subquery("per_host")
+    )
+    counted = (
+        select(
+            per_host.c.rule,
+            func.count().label("hosts"),
+            func.sum(per_host.c.findings).label("findings"),
+            func.min(per_host.c.first_id).label("first_id"),
+        )
+        .group_by(per_host.c.rule)
+        .subquery("counted")
+    )
+    severity_rank = case(
+        *((Finding.severity == name, rank) for name, rank in SEVERITY_RANK.items()),
+        else_=len(SEVERITY_RANK),
+    )
+    return (
+        select(
+            counted.c.rule,
+            counted.c.hosts,
+            counted.c.findings,
             Finding.severity,
             Finding.category,
             Finding.message,
             Finding.doc_url,
         )
-        .join(latest, latest.c.analysis_id == Finding.analysis_id)
-        .order_by(Finding.id)
-    ).all()
-    acks = active_acks(session=session, now=now)
-    hosts: dict[str, set[int]] = defaultdict(set)
-    counts: dict[str, int] = defaultdict(int)
-    first: dict[str, TopFinding] = {}
-    for row in rows:
-        if matching_ack(acks, host_id=row.host_id, rule=row.rule, key=row.key) is not None:
-            continue
-        hosts[row.rule].add(row.host_id)
-        counts[row.rule] += 1
-        if row.rule not in first:
-            first[row.rule] = TopFinding(
-                rule=row.rule,
-                severity=row.severity,
-                category=row.category,
-                hosts=0,
-                findings=0,
-                example_message=row.message,
-                doc_url=row.doc_url,
-            )
-    result = [
-        top.model_copy(update={"hosts": len(hosts[rule]), "findings": counts[rule]})
-        for rule, top in first.items()
+        .join(Finding, Finding.id == counted.c.first_id)
+        .order_by(counted.c.hosts.desc(), severity_rank, counted.c.findings.desc(), counted.c.rule)
+    )
+
+
+def top_findings(*, session: Session, now: datetime) -> list[TopFinding]:
+    """The rules hitting the most hosts (top_findings_query)."""
+    return [
+        TopFinding(
+            rule=row.rule,
+            severity=row.severity,
+            category=row.category,
+            hosts=row.hosts,
+            findings=row.findings,
+            example_message=row.message,
+            doc_url=row.doc_url,
+        )
+        for row in session.execute(
+            top_findings_query(dialect=session.get_bind().dialect.name, now=now)
+        )
     ]
-    result.sort(key=lambda t: (-t.hosts, SEVERITY_RANK.get(t.severity, 3), -t.findings, t.rule))
-    return result

@@ -11,6 +11,26 @@ from app.agents.labels import Labels
 from app.configs.schemas import FindingCounts
 
 HostStatus = Literal["up", "down", "stale", "new"]
+# The fleet table's sortable columns (app.hosts.fleet.sort_key says what each one sorts by).
+FleetSort = Literal[
+    "hostname",
+    "status",
+    "req_per_s",
+    "active",
+    "waiting",
+    "drops_per_s",
+    "cpu_pct",
+    "mem_used_pct",
+    "fds",
+    "last_seen_at",
+    "score",
+    "errors",
+    "warnings",
+    "cache_hit_ratio",
+    "request_time_p95_s",
+    "share_5xx",
+]
+SortOrder = Literal["asc", "desc"]
 
 
 class FleetHost(BaseModel):
@@ -44,6 +64,34 @@ class FleetHost(BaseModel):
     # From the host's latest config analysis, muted findings left out; null before one.
     score: int | None
     findings: FindingCounts | None
+
+
+class FleetPage(BaseModel):
+    """One page of the filtered, sorted fleet, and how many hosts the filter matches."""
+
+    items: list[FleetHost]
+    total: int = Field(description="Hosts matching the filters, on every page")
+    limit: int
+    offset: int
+
+
+class HostCounts(BaseModel):
+    """Hosts by status."""
+
+    up: int
+    down: int
+    stale: int
+    new: int
+
+
+class FleetSummary(BaseModel):
+    """The filtered fleet at a glance."""
+
+    hosts: int
+    by_status: HostCounts
+    req_per_s: float = Field(description="Summed over the hosts that are not stale")
+    hosts_with_drops: int = Field(description="Hosts not stale whose newest sample dropped")
+    findings: FindingCounts = Field(description="Over each host's latest analysis, muted left out")
 
 
 class HostDetail(FleetHost):

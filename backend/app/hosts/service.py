@@ -10,24 +10,31 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit_service
+from app.configs.schemas import FindingCounts
 from app.core import pubsub
 from app.core.config import get_settings
 from app.core.errors import InvalidInputError, NotFoundError
 from app.core.security import HOST_TOKEN_PREFIX, hash_token, new_token
 from app.hosts.fleet import (
-    analysis_columns,
-    build_fleet_host,
-    fleet_query,
-    host_columns,
-    log_columns,
-    sample_columns,
+    FleetFilter,
+    LabelFilter,
+    fleet_count_query,
+    fleet_host_of,
+    fleet_page_query,
+    fleet_rows,
+    session_dialect,
+    summary_query,
 )
 from app.hosts.models import Host, HostFacts
-from app.hosts.schemas import FleetHost, HostDetail
+from app.hosts.schemas import (
+    FleetPage,
+    FleetSort,
+    FleetSummary,
+    HostCounts,
+    HostDetail,
+    SortOrder,
+)
 from app.users.models import User
-
-LabelFilter = dict[str, set[str]]
-
 
 # How long an admin's "reset agent enrolment" lets the host's agent_id enrol without its token.
 ENROLMENT_RESET_WINDOW = timedelta(hours=24)
@@ -44,31 +51,60 @@ def parse_label_filters(raw: Sequence[str]) -> LabelFilter:
     return dict(wanted)
 
 
-def matches(labels: dict[str, str], wanted: LabelFilter) -> bool:
-    """Every filtered key must be present with one of its wanted values."""
-    return all(labels.get(key) in values for key, values in wanted.items())
-
-
-def list_fleet(*, session: Session, label_filters: LabelFilter, now: datetime) -> list[FleetHost]:
-    """Every host matching the label filters, by hostname."""
+def list_fleet(
+    *,
+    session: Session,
+    fleet_filter: FleetFilter,
+    sort: FleetSort,
+    order: SortOrder,
+    limit: int,
+    offset: int,
+    now: datetime,
+) -> FleetPage:
+    """One page of the hosts matching the filter, sorted, with the count of all that match."""
     interval = get_settings().push_interval_s
-    fleet = []
-    for row in session.execute(fleet_query()):
-        host: Host = row.Host
-        if not matches(host.labels or {}, label_filters):
-            continue
-        fleet.append(
-            build_fleet_host(
-                host=host_columns(host),
-                sample=sample_columns(row._mapping),
-                nginx_version=row.nginx_version,
-                now=now,
-                push_interval_s=interval,
-                analysis=analysis_columns(row._mapping),
-                access_log=log_columns(row._mapping),
-            )
+    dialect = session_dialect(session)
+    page = fleet_page_query(
+        dialect=dialect,
+        fleet_filter=fleet_filter,
+        sort=sort,
+        order=order,
+        limit=limit,
+        offset=offset,
+        now=now,
+        push_interval_s=interval,
+    )
+    items = [
+        fleet_host_of(row._mapping, now=now, push_interval_s=interval)
+        for row in session.execute(page)
+    ]
+    # The count is only needed when the page does not show it already.
+    if offset == 0 and len(items) < limit:
+        total = len(items)
+    else:
+        count = fleet_count_query(
+            dialect=dialect, fleet_filter=fleet_filter, now=now, push_interval_s=interval
         )
-    return fleet
+        total = session.execute(count).scalar_one()
+    return FleetPage(items=items, total=total, limit=limit, offset=offset)
+
+
+def fleet_summary(*, session: Session, fleet_filter: FleetFilter, now: datetime) -> FleetSummary:
+    """Counts by status, load and findings of the hosts matching the filter."""
+    query = summary_query(
+        dialect=session_dialect(session),
+        fleet_filter=fleet_filter,
+        now=now,
+        push_interval_s=get_settings().push_interval_s,
+    )
+    row = session.execute(query).one()
+    return FleetSummary(
+        hosts=row.hosts,
+        by_status=HostCounts(up=row.up, down=row.down, stale=row.stale, new=row.new),
+        req_per_s=float(row.req_per_s),
+        hosts_with_drops=row.hosts_with_drops,
+        findings=FindingCounts(error=row.error, warning=row.warning, info=row.info),
+    )
 
 
 def list_labels(*, session: Session) -> dict[str, list[str]]:
@@ -82,19 +118,14 @@ def list_labels(*, session: Session) -> dict[str, list[str]]:
 
 def get_host_detail(*, session: Session, host_id: int, now: datetime) -> HostDetail:
     """One host with its agent, facts and newest figures; NotFoundError when unknown."""
-    row = session.execute(fleet_query().where(Host.id == host_id)).one_or_none()
+    rows, _analysis = fleet_rows(session_dialect(session))
+    row = session.execute(rows.where(Host.id == host_id)).one_or_none()
     if row is None:
         raise NotFoundError(f"host {host_id} does not exist")
-    host: Host = row.Host
-    fleet_host = build_fleet_host(
-        host=host_columns(host),
-        sample=sample_columns(row._mapping),
-        nginx_version=row.nginx_version,
-        now=now,
-        push_interval_s=get_settings().push_interval_s,
-        analysis=analysis_columns(row._mapping),
-        access_log=log_columns(row._mapping),
+    fleet_host = fleet_host_of(
+        row._mapping, now=now, push_interval_s=get_settings().push_interval_s
     )
+    host = session.get_one(Host, host_id)
     facts = session.scalar(select(HostFacts.facts).where(HostFacts.host_id == host_id))
     # A reset past its window admits nobody any more: it is shown as no reset at all.
     reset_at = host.enrolment_reset_at

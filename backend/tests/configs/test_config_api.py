@@ -93,7 +93,7 @@ def test_fleet_rows_carry_score_and_counts(viewer_client: TestClient, db_session
     host, snapshot_id = host_with_config(hostname="analysed")
     make_host(hostname="fresh")
     outcome = analyzer.analyze_snapshot(session=db_session, snapshot_id=snapshot_id, now=utcnow())
-    fleet = {row["hostname"]: row for row in viewer_client.get("/api/v1/fleet").json()}
+    fleet = {row["hostname"]: row for row in viewer_client.get("/api/v1/fleet").json()["items"]}
     assert fleet["fresh"]["score"] is None and fleet["fresh"]["findings"] is None
     config = viewer_client.get(f"/api/v1/hosts/{host.id}/config").json()["analysis"]
     assert config["id"] == outcome.analysis_id

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.access_log.models import AccessLogRecent
+from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.core.db import SessionLocal
 from app.core.security import hash_token
 from app.hosts.models import Host
@@ -68,3 +70,40 @@ def insert_samples(session: Session, rows: list[dict[str, Any]]) -> None:
     """Bulk-insert samples rows and commit."""
     session.execute(insert(Sample), rows)
     session.commit()
+
+
+def make_analysis(
+    host_id: int,
+    *,
+    score: int | None,
+    error_count: int = 0,
+    warning_count: int = 0,
+    ok: bool = True,
+) -> int:
+    """Insert a snapshot and an analysis of it for the host (its latest); returns its id."""
+    with SessionLocal() as session:
+        snapshot = ConfigSnapshot(host_id=host_id, hash=secrets.token_hex(32), dump="events {}\n")
+        session.add(snapshot)
+        session.flush()
+        analysis = ConfigAnalysis(
+            host_id=host_id,
+            snapshot_id=snapshot.id,
+            status=AnalysisStatus.ok if ok else AnalysisStatus.failed,
+            score=score if ok else None,
+            error_count=error_count,
+            warning_count=warning_count,
+            info_count=0,
+            inputs_digest="0" * 64,
+        )
+        session.add(analysis)
+        session.commit()
+        return analysis.id
+
+
+def make_recent_log(host_id: int, *, computed_at: datetime, **figures: float | None) -> None:
+    """Insert the host's access-log figures of the last 15 minutes, computed at computed_at."""
+    with SessionLocal() as session:
+        session.add(
+            AccessLogRecent(host_id=host_id, computed_at=computed_at, requests=100, **figures)
+        )
+        session.commit()

@@ -16,21 +16,32 @@ from sqlalchemy.orm import Session
 from tests.hosts.factories import insert_samples, make_host, sample_values
 
 
-def test_statuses_new_up_down_stale(viewer_client: TestClient, db_session: Session) -> None:
+def test_statuses_new_up_down_stale(viewer_client: TestClient) -> None:
     now = utcnow()
     make_host(hostname="a-new")
-    up = make_host(hostname="b-up", last_seen_at=now, nginx_up=True, last_seq=2)
+    make_host(
+        hostname="b-up",
+        last_seen_at=now,
+        nginx_up=True,
+        last_seq=2,
+        active=7,
+        reading=1,
+        writing=2,
+        waiting=4,
+        req_per_s=12.5,
+        drops_per_s=0.0,
+        cpu_pct=20.0,
+        mem_used_pct=25.0,
+        fds_open=40,
+        fds_limit=1024,
+        fds_used_pct=40 / 1024 * 100,
+    )
     make_host(hostname="c-down", last_seen_at=now, nginx_up=False, stub_status_available=False)
     make_host(hostname="d-stale", last_seen_at=now - timedelta(seconds=31), nginx_up=True)
-    insert_samples(db_session, [
-        sample_values(up.id, 1, now - timedelta(seconds=10), active=5, req_per_s=1.0),
-        sample_values(up.id, 2, now, active=7, reading=1, writing=2, waiting=4, req_per_s=12.5,
-                      drops_per_s=0.0, cpu_pct=20.0, mem_used_bytes=25, mem_total_bytes=100,
-                      fds_open=40, fds_limit=1024),
-    ])  # fmt: skip
     reply = viewer_client.get("/api/v1/fleet")
     assert reply.status_code == 200
-    fleet = {host["hostname"]: host for host in reply.json()}
+    assert reply.json()["total"] == 4
+    fleet = {host["hostname"]: host for host in reply.json()["items"]}
     assert {name: host["status"] for name, host in fleet.items()} == {
         "a-new": "new",
         "b-up": "up",
@@ -39,7 +50,6 @@ def test_statuses_new_up_down_stale(viewer_client: TestClient, db_session: Sessi
     }
     assert fleet["d-stale"]["status_reason"].startswith("no push for 3")
     assert fleet["c-down"]["status_reason"] == "nginx is not running"
-    # Gauges come from the newest sample (seq 2), not an older one.
     assert fleet["b-up"]["active"] == 7
     assert fleet["b-up"]["req_per_s"] == 12.5
     assert fleet["b-up"]["mem_used_pct"] == 25.0
@@ -52,7 +62,7 @@ def test_up_host_reports_unreadable_stub_status(viewer_client: TestClient) -> No
         last_seen_at=utcnow(), nginx_up=True, stub_status_available=False,
         stub_status_error="HTTP 403",
     )  # fmt: skip
-    [host] = viewer_client.get("/api/v1/fleet").json()
+    [host] = viewer_client.get("/api/v1/fleet").json()["items"]
     assert host["status"] == "up"
     assert host["status_reason"] == "stub_status unreadable: HTTP 403"
 
@@ -65,7 +75,7 @@ def test_label_filter(viewer_client: TestClient) -> None:
     def names(*filters: str) -> list[str]:
         reply = viewer_client.get("/api/v1/fleet", params=[("label", f) for f in filters])
         assert reply.status_code == 200, reply.text
-        return [host["hostname"] for host in reply.json()]
+        return [host["hostname"] for host in reply.json()["items"]]
 
     assert names("env:prod") == ["prod-app", "prod-edge"]
     assert names("env:prod", "role:edge") == ["prod-edge"]

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { tokenState } from "../features/enrollment/components/TokenList";
 import { type TestApiServer, startApiServer } from "../test/api-server";
-import { user } from "../test/factories";
+import { fleetPage, user } from "../test/factories";
 import { renderApp } from "../test/render-app";
 
 let server: TestApiServer;
@@ -169,7 +169,7 @@ describe("Settings → Users", () => {
 
 describe("logout", () => {
   it("ends the session and shows the login page", async () => {
-    server.reply("GET", "/api/v1/fleet", { status: 200, body: [] });
+    server.reply("GET", "/api/v1/fleet", { status: 200, body: fleetPage([]) });
     server.reply("GET", "/api/v1/fleet/labels", { status: 200, body: {} });
     server.reply("POST", "/api/v1/auth/logout", { status: 204 });
     const { router } = renderApp("/", server.origin);

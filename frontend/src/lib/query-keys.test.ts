@@ -7,6 +7,15 @@ describe("query keys", () => {
     expect(queryKeys.fleet.list(["env:prod"])).not.toEqual(queryKeys.fleet.list(["env:dev"]));
   });
 
+  it("gives each fleet page, sort and filter its own key under the fleet lists", () => {
+    const first = queryKeys.fleet.list([], { sort: "req_per_s", order: "desc", limit: 50, offset: 0 });
+    const second = queryKeys.fleet.list([], { sort: "req_per_s", order: "desc", limit: 50, offset: 50 });
+    expect(first).not.toEqual(second);
+    expect(first.slice(0, 2)).toEqual(queryKeys.fleet.lists());
+    expect(queryKeys.fleet.summary(["env:prod"]).slice(0, 2)).toEqual([...queryKeys.fleet.all(), "summary"]);
+    expect(queryKeys.fleet.summary(["b:2", "a:1"])).toEqual(queryKeys.fleet.summary(["a:1", "b:2"]));
+  });
+
   it("does not reorder the caller's array", () => {
     const labels = ["b:2", "a:1"];
     queryKeys.fleet.list(labels);

@@ -9,13 +9,36 @@ export interface ChangeFilter {
   limit?: number;
 }
 
+/** What a fleet page shows besides its label filter (the server sorts, filters and pages). */
+export interface FleetListPage {
+  sort?: string;
+  order?: "asc" | "desc";
+  limit?: number;
+  offset?: number;
+  q?: string;
+  statuses?: readonly string[];
+}
+
+/** The filters of the fleet summary besides labels. */
+export interface FleetSummaryFilter {
+  q?: string;
+  statuses?: readonly string[];
+}
+
 export const queryKeys = {
   me: () => ["auth", "me"] as const,
   fleet: {
     all: () => ["fleet"] as const,
     lists: () => ["fleet", "list"] as const,
-    /** Label order does not change the result, so it does not change the key either. */
-    list: (labels: readonly string[]) => ["fleet", "list", { labels: [...labels].sort() }] as const,
+    /**
+     * One page of the fleet: its label filter plus sort, page and the other filters. Label order
+     * does not change the result, so it does not change the key either.
+     */
+    list: (labels: readonly string[], page: FleetListPage = {}) =>
+      ["fleet", "list", { labels: [...labels].sort(), ...page }] as const,
+    /** Counts by status, load and findings of the hosts a filter matches. */
+    summary: (labels: readonly string[], filter: FleetSummaryFilter = {}) =>
+      ["fleet", "summary", { labels: [...labels].sort(), ...filter }] as const,
     labels: () => ["fleet", "labels"] as const,
   },
   hosts: {

@@ -1,6 +1,11 @@
 /** Small builders of API objects for tests; override only what a test is about. */
 import type { FleetHost, HostDetail, Series, SeriesPoint, User } from "../api/types";
 
+/** A GET /fleet reply holding these hosts as its only page. */
+export function fleetPage(items: FleetHost[], overrides: { total?: number; limit?: number; offset?: number } = {}) {
+  return { items, total: items.length, limit: 50, offset: 0, ...overrides };
+}
+
 export function fleetHost(overrides: Partial<FleetHost> = {}): FleetHost {
   return {
     id: 1,

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type TestApiServer, startApiServer } from "../../../test/api-server";
-import { fleetHost, hostDetail, user } from "../../../test/factories";
+import { fleetHost, fleetPage, hostDetail, user } from "../../../test/factories";
 import { renderApp } from "../../../test/render-app";
 import { proposal } from "../../changes/test/factories";
 import { NGINX_CONF, analysis, finding, hostConfig } from "../../config/test/factories";
@@ -176,10 +176,10 @@ describe("fleet access-log columns", () => {
     server.reply("GET", "/api/v1/fleet/labels", { status: 200, body: {} });
     server.reply("GET", "/api/v1/fleet", {
       status: 200,
-      body: [
+      body: fleetPage([
         fleetHost({ id: 7, hostname: "edge-7", cache_hit_ratio: 0.873, request_time_p95_s: 0.0123, share_5xx: 0.0004 }),
         fleetHost({ id: 8, hostname: "edge-8" }),
-      ],
+      ]),
     });
     renderApp("/", server.origin);
     const hit = await screen.findByRole("link", { name: "cache hit ratio of edge-7: 87.3%" });

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type TestApiServer, startApiServer } from "../../../test/api-server";
-import { hostDetail, series, seriesPoint, user } from "../../../test/factories";
+import { fleetPage, hostDetail, series, seriesPoint, user } from "../../../test/factories";
 import { renderApp } from "../../../test/render-app";
 import { change, rollout } from "../test/factories";
 
@@ -92,7 +92,7 @@ describe("changes of a host", () => {
 describe("fleet-wide changes", () => {
   it("lists rollouts with their progress and every change, from the main navigation", async () => {
     renderApp("/", server.origin);
-    server.reply("GET", "/api/v1/fleet", { status: 200, body: [] });
+    server.reply("GET", "/api/v1/fleet", { status: 200, body: fleetPage([]) });
     server.reply("GET", "/api/v1/fleet/labels", { status: 200, body: {} });
     const nav = await screen.findByRole("navigation", { name: "main" });
     await userEvent.click(within(nav).getByRole("link", { name: "Changes" }));

@@ -1,5 +1,4 @@
-/** The fleet as a dense, sortable table. */
-import { useMemo, useState } from "react";
+/** One page of the fleet as a dense table; a header click asks the server for another sort. */
 import { Link } from "react-router";
 import type { FleetHost } from "../../../api/types";
 import { LabelChips } from "../../../components/ui/LabelChips";
@@ -13,29 +12,31 @@ import {
   formatUsage,
 } from "../../../lib/format";
 import type { LabelPair } from "../../../lib/labels";
-import { type SortState, nextSort, sortRows } from "../../../lib/sort";
+import type { SortState } from "../../../lib/sort";
 import { useNow } from "../../../lib/use-now";
 import { AccessLogCells, HIT_RATIO_TITLE, P95_TITLE, SHARE_5XX_TITLE } from "./AccessLogCells";
 import { AnalysisCells } from "./AnalysisCells";
-import { FLEET_SORT_ACCESSORS, type FleetColumn, initialDirection } from "./fleet-columns";
+import type { FleetColumn } from "./fleet-columns";
 
 interface FleetTableProps {
+  /** The page's rows, in the server's order. */
   hosts: readonly FleetHost[];
+  sort: SortState<FleetColumn>;
+  onSort: (column: FleetColumn) => void;
   onLabelSelect: (pair: LabelPair) => void;
+  /** A new page or sort is on its way: the rows shown are the previous ones. */
+  updating?: boolean;
 }
 
-export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
-  const [sort, setSort] = useState<SortState<FleetColumn>>({ key: "hostname", direction: "asc" });
+export function FleetTable({ hosts, sort, onSort, onLabelSelect, updating = false }: FleetTableProps) {
   const now = useNow();
-  const rows = useMemo(() => sortRows(hosts, FLEET_SORT_ACCESSORS, sort), [hosts, sort]);
-  const onSort = (column: FleetColumn) => setSort((s) => nextSort(s, column, initialDirection(column)));
   const header = (column: FleetColumn, label: string, numeric = true, title?: string) => (
     <SortableHeader column={column} label={label} sort={sort} onSort={onSort} numeric={numeric} title={title} />
   );
 
   return (
     <div className="table-wrap">
-      <table className="data-table" aria-label="fleet">
+      <table className="data-table" aria-label="fleet" aria-busy={updating}>
         <thead>
           <tr>
             {header("hostname", "Host", false)}
@@ -58,7 +59,7 @@ export function FleetTable({ hosts, onLabelSelect }: FleetTableProps) {
           </tr>
         </thead>
         <tbody>
-          {rows.map((host) => (
+          {hosts.map((host) => (
             <tr key={host.id}>
               <td>
                 <Link to={`/hosts/${host.id}`}>{host.hostname}</Link>
