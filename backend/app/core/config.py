@@ -109,6 +109,16 @@ class Settings(BaseSettings):
     events_max_streams_per_user: int = Field(
         default=8, gt=0, validation_alias="NGINX_FLEET_EVENTS_MAX_STREAMS_PER_USER"
     )
+    # A fleet-scoped live stream gets at most one `fleet` delta per this many seconds, whatever
+    # the push rate (docs/live-events.md).
+    events_coalesce_s: float = Field(
+        default=1.0, gt=0, le=60, validation_alias="NGINX_FLEET_EVENTS_COALESCE_S"
+    )
+    # The Redis pub/sub channel of the live events: channels span every database of a Redis
+    # server, so two deployments (or test runs) sharing one server need a channel each.
+    events_channel: str = Field(
+        default="nginx-fleet:events", min_length=1, validation_alias="NGINX_FLEET_EVENTS_CHANNEL"
+    )
 
     @model_validator(mode="after")
     def _refuse_weak_secret_key(self) -> Settings:

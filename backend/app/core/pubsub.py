@@ -23,6 +23,7 @@ from app.core.config import get_settings
 
 log = logging.getLogger(__name__)
 
+# The default channel (settings.events_channel).
 CHANNEL = "nginx-fleet:events"
 # A browser that stops reading must not make the process hold every event for it forever.
 SUBSCRIBER_QUEUE_SIZE = 1000
@@ -34,10 +35,14 @@ PAUSE_AFTER_FAILURE_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One live event: its SSE name and its data already encoded as JSON."""
+    """One live event: its SSE name, its data already encoded as JSON, and the host it concerns.
+
+    host_id travels beside the data so that routing an event to the streams of one host never
+    decodes the data."""
 
     name: str
     data: str
+    host_id: int | None = None
 
 
 class LocalBroadcast:
@@ -115,9 +120,11 @@ class RedisPublisher:
             if time.monotonic() < self._paused_until:
                 self.dropped += 1
                 return False
-        envelope = orjson.dumps({"event": message.name, "data": message.data})
+        envelope = orjson.dumps(
+            {"event": message.name, "data": message.data, "host_id": message.host_id}
+        )
         try:
-            _redis_client(url).publish(CHANNEL, envelope)
+            _redis_client(url).publish(get_settings().events_channel, envelope)
         except (redis.RedisError, OSError) as error:
             with self._lock:
                 self.dropped += 1
@@ -145,8 +152,13 @@ redis_publisher = RedisPublisher()
 
 
 def encode(event: str, data: dict[str, Any]) -> Event:
-    """Encode data once, whatever number of browsers receive it."""
-    return Event(name=event, data=orjson.dumps(data).decode("utf-8"))
+    """Encode data once, whatever number of browsers receive it; its `host_id` routes it."""
+    host_id = data.get("host_id")
+    return Event(
+        name=event,
+        data=orjson.dumps(data).decode("utf-8"),
+        host_id=host_id if isinstance(host_id, int) else None,
+    )
 
 
 def publish(event: str, data: dict[str, Any]) -> bool:
@@ -165,18 +177,23 @@ def _decode_envelope(raw: bytes) -> Event | None:
     """The Event in a Redis message, or None (logged) when it is not one of ours."""
     try:
         envelope = orjson.loads(raw)
-        return Event(name=str(envelope["event"]), data=str(envelope["data"]))
-    except (orjson.JSONDecodeError, KeyError, TypeError):
-        log.warning("ignored a malformed message on %s", CHANNEL)
+        host_id = envelope.get("host_id")
+        return Event(
+            name=str(envelope["event"]),
+            data=str(envelope["data"]),
+            host_id=host_id if isinstance(host_id, int) else None,
+        )
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        log.warning("ignored a malformed live event message on Redis")
         return None
 
 
-async def _subscribe_redis(url: str) -> AsyncIterator[Event]:
+async def _subscribe_redis(url: str, name: str) -> AsyncIterator[Event]:
     """Yield events from the Redis channel until the consumer stops."""
     client = aioredis.Redis.from_url(url)
     channel = client.pubsub(ignore_subscribe_messages=True)
     try:
-        await channel.subscribe(CHANNEL)
+        await channel.subscribe(name)
         async for message in channel.listen():
             if message.get("type") != "message":
                 continue
@@ -189,8 +206,10 @@ async def _subscribe_redis(url: str) -> AsyncIterator[Event]:
 
 
 def subscribe() -> AsyncIterator[Event]:
-    """Events published from now on, from Redis or from this process."""
-    redis_url = get_settings().redis_url
-    if redis_url:
-        return _subscribe_redis(redis_url)
+    """Events published from now on, from Redis or from this process.
+
+    One subscription per API process is enough: app.events.hub shares it among the streams."""
+    settings = get_settings()
+    if settings.redis_url:
+        return _subscribe_redis(settings.redis_url, settings.events_channel)
     return local_broadcast.subscribe()

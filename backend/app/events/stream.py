@@ -14,8 +14,10 @@ from anyio import to_thread
 
 from app.auth import service as auth_service
 from app.core import pubsub
+from app.core.config import get_settings
 from app.core.db import SessionLocal
 from app.core.errors import DATABASE_UNAVAILABLE_ERRORS
+from app.events.hub import hub
 
 log = logging.getLogger(__name__)
 
@@ -87,26 +89,27 @@ def session_is_live(session_id: str) -> bool:
 
 
 async def session_bound_events(
-    *, session_id: str, lease: StreamLease, recheck_s: float
+    *, session_id: str, lease: StreamLease, recheck_s: float, host_id: int | None = None
 ) -> AsyncIterator[pubsub.Event]:
-    """Live events for as long as the session lives, re-checked every recheck_s seconds.
+    """Live events of one scope (the fleet, or host_id) for as long as the session lives.
 
-    Ends with SESSION_ENDED once the session is gone; the lease is released however it ends."""
-    events = pubsub.subscribe()
-    pending: asyncio.Future[pubsub.Event] | None = None
+    The session is re-checked every recheck_s seconds; the stream ends with SESSION_ENDED once
+    it is gone. The lease is released however the stream ends."""
+    shared = hub(coalesce_s=get_settings().events_coalesce_s)
+    subscription = shared.join(host_id=host_id)
+    pending: asyncio.Future[pubsub.Event | None] | None = None
     try:
         next_check = time.monotonic() + recheck_s
         while True:
             if pending is None:
-                pending = asyncio.ensure_future(anext(events))
+                pending = asyncio.ensure_future(subscription.queue.get())
             timeout = max(0.0, next_check - time.monotonic())
             done, _ = await asyncio.wait({pending}, timeout=timeout)
             if done:
-                try:
-                    event = pending.result()
-                except StopAsyncIteration:
-                    return
+                event = pending.result()
                 pending = None
+                if event is None:
+                    return
                 yield event
             if time.monotonic() >= next_check:
                 try:
@@ -121,9 +124,8 @@ async def session_bound_events(
                 next_check = time.monotonic() + recheck_s
     finally:
         if pending is not None:
-            # Cancelling the pending read ends the subscription (its finally unsubscribes).
             pending.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+            with contextlib.suppress(asyncio.CancelledError):
                 await pending
-        await events.aclose()  # type: ignore[attr-defined]
+        shared.leave(subscription)
         lease.release()

@@ -147,6 +147,7 @@ def test_redis_stopping_between_two_edits_fails_neither(
 PAGE_AND_AGENT_REQUESTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/api/v1/auth/me", None),
     ("GET", "/api/v1/events", None),
+    ("GET", "/api/v1/events?host_id=1", None),
     ("GET", "/api/v1/fleet", None),
     ("GET", "/api/v1/hosts/1", None),
     ("PATCH", "/api/v1/hosts/1", {"labels": {}}),

@@ -1,27 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { fleetHost, hostDetail, series, seriesPoint } from "../../../test/factories";
-import { appendPoint, applyFleetHost, applyHostDetail, parseChangeEvent, parseSampleEvent } from "./live-cache";
+import { type SampleEvent, appendPoint, applyHostDetail, parseChangeEvent, parseSampleEvent } from "./live-cache";
 
-describe("applyFleetHost", () => {
-  it("replaces the row of the host that pushed", () => {
-    const list = [fleetHost({ id: 1, req_per_s: 1 }), fleetHost({ id: 2, req_per_s: 2 })];
-    const next = applyFleetHost(list, fleetHost({ id: 2, req_per_s: 99 }));
-    expect(next?.map((h) => h.req_per_s)).toEqual([1, 99]);
-    expect(list[1]?.req_per_s).toBe(2);
-  });
-
-  it("does not add a host that the (filtered) list does not show", () => {
-    const list = [fleetHost({ id: 1 })];
-    expect(applyFleetHost(list, fleetHost({ id: 5 }))?.map((h) => h.id)).toEqual([1]);
-    expect(applyFleetHost(undefined, fleetHost())).toBeUndefined();
-  });
+const sampleEvent = (overrides: Partial<SampleEvent> = {}): SampleEvent => ({
+  host_id: 1,
+  host: {
+    hostname: "web-1",
+    status: "down",
+    status_reason: "nginx is not running",
+    last_seen_at: "2026-11-21T10:00:10Z",
+    nginx_version: "1.22.1",
+    stub_status_available: true,
+    stub_status_error: null,
+  },
+  point: seriesPoint({ active: 7, mem_used_bytes: 512, mem_total_bytes: 2048 }),
+  ...overrides,
 });
 
 describe("applyHostDetail", () => {
-  it("updates figures and keeps the detail-only fields", () => {
-    const next = applyHostDetail(hostDetail({ agent_version: "0.1.0", active: 1 }), fleetHost({ active: 7 }));
+  it("takes the push's status and figures and keeps the detail-only fields", () => {
+    const cached = hostDetail({ agent_version: "0.1.0", active: 1, status: "up", score: 80 });
+    const next = applyHostDetail(cached, sampleEvent());
     expect(next?.active).toBe(7);
+    expect(next?.mem_used_pct).toBe(25);
+    expect(next?.status).toBe("down");
+    expect(next?.status_reason).toBe("nginx is not running");
+    expect(next?.last_seen_at).toBe("2026-11-21T10:00:10Z");
     expect(next?.agent_version).toBe("0.1.0");
+    expect(next?.score).toBe(80);
+    expect(applyHostDetail(undefined, sampleEvent())).toBeUndefined();
+  });
+
+  it("shows no memory share without a total", () => {
+    const next = applyHostDetail(hostDetail(), sampleEvent({ point: seriesPoint({ mem_total_bytes: null }) }));
+    expect(next?.mem_used_pct).toBeNull();
   });
 });
 
@@ -48,10 +60,13 @@ describe("appendPoint", () => {
 
 describe("parseSampleEvent", () => {
   it("accepts a complete payload and refuses broken ones", () => {
-    const payload = { host_id: 1, fleet_host: fleetHost(), point: seriesPoint() };
+    const payload = sampleEvent();
     expect(parseSampleEvent(JSON.stringify(payload))).toEqual(payload);
     expect(parseSampleEvent("{not json")).toBeNull();
     expect(parseSampleEvent(JSON.stringify({ host_id: "1" }))).toBeNull();
+    expect(parseSampleEvent(JSON.stringify({ host_id: 1, host: {}, point: {} }))).toBeNull();
+    // The former shape (a whole fleet row) is no longer understood.
+    expect(parseSampleEvent(JSON.stringify({ host_id: 1, fleet_host: fleetHost(), point: seriesPoint() }))).toBeNull();
   });
 });
 

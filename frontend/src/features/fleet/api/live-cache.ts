@@ -1,4 +1,4 @@
-/** Pure cache updates applied when a live `sample` event arrives. */
+/** Pure cache updates and parsers of the live events (docs/live-events.md). */
 import type { FleetHost, HostDetail, Series, SeriesPoint, TimeRange } from "../../../api/types";
 import { FINAL } from "../../changes/api/types";
 
@@ -13,27 +13,40 @@ export const RANGE_MS: Record<TimeRange, number> = {
 /** Ranges fine-grained enough that one raw sample is one chart point. */
 export const LIVE_RANGES: readonly TimeRange[] = ["15m", "1h"];
 
+/** The fleet-row fields a `sample` event carries (its figures are in the point). */
+export type LiveHostFields = Pick<
+  FleetHost,
+  "hostname" | "status" | "status_reason" | "last_seen_at" | "nginx_version" | "stub_status_available" | "stub_status_error"
+>;
+
+/** A host page's `sample` event: one push of that host (docs/live-events.md). */
 export interface SampleEvent {
   host_id: number;
-  fleet_host: FleetHost;
+  host: LiveHostFields;
   point: SeriesPoint;
 }
 
-/** Replace the row of that host in a fleet list; a host not in this (filtered) list stays out. */
-export function applyFleetHost(list: readonly FleetHost[] | undefined, host: FleetHost): FleetHost[] | undefined {
-  if (!list) return list;
-  let found = false;
-  const next = list.map((row) => {
-    if (row.id !== host.id) return row;
-    found = true;
-    return host;
-  });
-  return found ? next : [...list];
+/** The fleet figures of the newest sample, as a fleet row shows them. */
+function figuresOf(point: SeriesPoint): Partial<FleetHost> {
+  const used = point.mem_used_bytes ?? null;
+  const total = point.mem_total_bytes ?? null;
+  return {
+    active: point.active ?? null,
+    reading: point.reading ?? null,
+    writing: point.writing ?? null,
+    waiting: point.waiting ?? null,
+    req_per_s: point.req_per_s ?? null,
+    drops_per_s: point.drops_per_s ?? null,
+    cpu_pct: point.cpu_pct ?? null,
+    mem_used_pct: used !== null && total ? (100 * used) / total : null,
+    fds_open: point.fds_open ?? null,
+    fds_limit: point.fds_limit ?? null,
+  };
 }
 
-/** Merge the fresh fleet figures into a cached host detail, keeping the detail-only fields. */
-export function applyHostDetail(detail: HostDetail | undefined, host: FleetHost): HostDetail | undefined {
-  return detail ? { ...detail, ...host } : detail;
+/** Merge a push's status and figures into a cached host detail, keeping everything else. */
+export function applyHostDetail(detail: HostDetail | undefined, event: SampleEvent): HostDetail | undefined {
+  return detail ? { ...detail, ...event.host, ...figuresOf(event.point) } : detail;
 }
 
 /** Append a point to a cached series, dropping points that fell out of the window. */
@@ -52,12 +65,15 @@ export function appendPoint(series: Series | undefined, point: SeriesPoint, rang
   };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
 /** Parse an SSE `sample` payload, refusing anything without the fields the caches need. */
 export function parseSampleEvent(data: string): SampleEvent | null {
   try {
-    const parsed = JSON.parse(data) as Partial<SampleEvent> | null;
-    if (!parsed || typeof parsed.host_id !== "number" || !parsed.fleet_host || !parsed.point) return null;
-    return parsed as SampleEvent;
+    const parsed = JSON.parse(data) as unknown;
+    if (!isObject(parsed) || typeof parsed.host_id !== "number" || !isObject(parsed.host)) return null;
+    if (!isObject(parsed.point) || typeof parsed.point.ts !== "string") return null;
+    return parsed as unknown as SampleEvent;
   } catch {
     return null;
   }

@@ -17,6 +17,7 @@ import { useMe } from "../../auth/api/auth";
 import { useChanges } from "../../changes/api/changes";
 import { ChangeStatusBadge } from "../../changes/components/ChangeStatusBadge";
 import { LIVE_RANGES } from "../../fleet/api/live-cache";
+import { useLiveHostScope } from "../../fleet/api/live-events";
 import { LiveIndicator } from "../../fleet/components/LiveIndicator";
 import { useHost, useHostSeries } from "../api/host";
 import { HostBanners } from "./HostBanners";
@@ -103,6 +104,8 @@ function HostTabs({ hostId, search }: { hostId: number; search: string }) {
 export function HostPage({ tab = "metrics" }: { tab?: HostTab }) {
   const { hostId: rawId } = useParams();
   const hostId = Number(rawId);
+  // The tab's live stream carries this host's samples while its page is open.
+  useLiveHostScope(hostId);
   const [params, setParams] = useSearchParams();
   const range = parseRange(params.get("range"));
   const host = useHost(hostId);
