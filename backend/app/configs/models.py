@@ -53,13 +53,17 @@ class ConfigAnalysis(Base):
 
     __tablename__ = "config_analyses"
     # (host_id, id): "the latest analysis of each host" is the highest id per host.
-    __table_args__ = (Index("ix_config_analyses_host_id_id", "host_id", "id"),)
+    # (host_id, analyzed_at): a host's score history and the pruning of its old analyses.
+    # (snapshot_id, id): "the latest analysis of a snapshot" (the config tab, pruning).
+    __table_args__ = (
+        Index("ix_config_analyses_host_id_id", "host_id", "id"),
+        Index("ix_config_analyses_host_id_analyzed_at", "host_id", "analyzed_at"),
+        Index("ix_config_analyses_snapshot_id_id", "snapshot_id", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     host_id: Mapped[int] = mapped_column(ForeignKey("hosts.id", ondelete="CASCADE"))
-    snapshot_id: Mapped[int] = mapped_column(
-        ForeignKey("config_snapshots.id", ondelete="CASCADE"), index=True
-    )
+    snapshot_id: Mapped[int] = mapped_column(ForeignKey("config_snapshots.id", ondelete="CASCADE"))
     analyzed_at: Mapped[datetime] = mapped_column(default=utcnow)
     status: Mapped[AnalysisStatus] = mapped_column(
         Enum(AnalysisStatus, native_enum=False, length=16, validate_strings=True)
@@ -74,3 +78,18 @@ class ConfigAnalysis(Base):
     inputs_digest: Mapped[str] = mapped_column(String(64))
     inputs: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     error: Mapped[str | None] = mapped_column(Text)
+
+
+class PendingAnalysis(Base):
+    """A host whose analysis is queued: at most one queued analysis per host.
+
+    The task removes the row when it starts and then analyses the host's current snapshot, so a
+    burst of snapshots costs one or two analyses. A row older than the claim timeout is taken
+    as a lost task and may be claimed again."""
+
+    __tablename__ = "pending_analyses"
+
+    host_id: Mapped[int] = mapped_column(
+        ForeignKey("hosts.id", ondelete="CASCADE"), primary_key=True
+    )
+    queued_at: Mapped[datetime] = mapped_column(default=utcnow)

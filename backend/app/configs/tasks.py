@@ -1,71 +1,98 @@
-"""Celery tasks of the configs domain: analysing snapshots, periodically and after changes."""
+"""Celery tasks of the configs domain: analysing hosts' configs, periodically and on change,
+and pruning what the UI no longer shows."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import timedelta
 
 from kombu.exceptions import KombuError
 from redis.exceptions import RedisError
-from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
-from app.configs import analyzer
-from app.configs.models import ConfigSnapshot
+from app.configs import analyzer, pruning, queueing
 from app.configs.schedule import REANALYZE_INTERVAL_S
 from app.core.db import SessionLocal, utcnow
 from app.findings import service as findings_service
-from app.hosts.models import Host
 from app.worker.celery_app import celery_app
 from app.worker.retry import TRANSIENT_RETRY_POLICY
 
 log = logging.getLogger(__name__)
 
-# Hosts silent for longer have no fresh metrics: their last analysis still holds.
-RECENT_PUSH = timedelta(minutes=10)
 
+@celery_app.task(name="configs.analyze_host", **TRANSIENT_RETRY_POLICY)
+def analyze_host(host_id: int) -> None:
+    """Analyse the host's current snapshot (the latest config it pushed) and store findings.
 
-@celery_app.task(name="configs.analyze_snapshot", **TRANSIENT_RETRY_POLICY)
-def analyze_snapshot(snapshot_id: int) -> None:
-    """Run the rules over a snapshot with its host's facts and metrics; store the findings."""
+    The claim is dropped first: a snapshot arriving while this runs queues one more analysis,
+    and every snapshot before it is covered by this one."""
     with SessionLocal() as session:
+        queueing.release(session=session, host_ids=[host_id])
+        session.commit()
+        snapshot_id = analyzer.current_snapshot_id(session=session, host_id=host_id)
+        if snapshot_id is None:
+            log.info("host %d has no stored config to analyse", host_id)
+            return
         outcome = analyzer.analyze_snapshot(session=session, snapshot_id=snapshot_id, now=utcnow())
     log.info(
-        "config snapshot %d: analysis %s (%s)", snapshot_id, outcome.analysis_id, outcome.action
+        "host %d, config snapshot %d: analysis %s (%s)",
+        host_id,
+        snapshot_id,
+        outcome.analysis_id,
+        outcome.action,
     )
 
 
-def enqueue_analysis(snapshot_id: int, *, expires_s: float | None = None) -> bool:
-    """Queue the analysis of a committed snapshot; False (logged) when the broker is down.
+def _send(host_ids: Sequence[int]) -> int:
+    """Queue analyze_host for claimed hosts; on a broker failure, release the unsent claims."""
+    for sent, host_id in enumerate(host_ids):
+        try:
+            analyze_host.apply_async((host_id,))
+        except (KombuError, RedisError, OSError):
+            log.exception(
+                "could not queue the analysis of host %d (%d more unsent)",
+                host_id,
+                len(host_ids) - sent - 1,
+            )
+            with SessionLocal() as session:
+                queueing.release(session=session, host_ids=host_ids[sent:])
+                session.commit()
+            return sent
+    return len(host_ids)
+
+
+def enqueue_analysis(*, host_id: int) -> bool:
+    """Queue the analysis of the host's current config unless one is queued already; True when
+    it is queued now or was already. False (logged) when the broker or database is down.
 
     The push that brought the snapshot is already stored, and failing it would only make the
-    agent resend data we have; the snapshot stays 'pending' where an operator can see it."""
+    agent resend data we have; the snapshot stays 'pending' where an operator can see it, and
+    the periodic re-analysis picks it up."""
     try:
-        analyze_snapshot.apply_async((snapshot_id,), expires=expires_s)
-    except (KombuError, RedisError, OSError):
-        log.exception("could not queue the analysis of config snapshot %d", snapshot_id)
+        with SessionLocal() as session:
+            claimed = queueing.claim_hosts(session=session, host_ids=[host_id], now=utcnow())
+            session.commit()
+    except OperationalError:
+        log.exception("could not record the queued analysis of host %d", host_id)
         return False
-    return True
+    return _send(claimed) == len(claimed)
 
 
 @celery_app.task(name="configs.reanalyze_fleet", **TRANSIENT_RETRY_POLICY)
 def reanalyze_fleet() -> int:
-    """Queue the analysis of the current snapshot of every host that pushed recently.
+    """Queue the analysis of every host that pushed recently and has none queued or just done.
 
     Metric-aware rules need fresh figures; an unchanged outcome adds no analysis row."""
+    now = utcnow()
     with SessionLocal() as session:
-        snapshot_ids = list(
-            session.scalars(
-                select(ConfigSnapshot.id)
-                .join(
-                    Host,
-                    (Host.id == ConfigSnapshot.host_id) & (Host.config_hash == ConfigSnapshot.hash),
-                )
-                .where(Host.last_seen_at > utcnow() - RECENT_PUSH)
-            )
+        due = queueing.hosts_due(
+            session=session, now=now, interval=timedelta(seconds=REANALYZE_INTERVAL_S)
         )
-    # A run that waits longer than the interval is superseded by the next one.
-    queued = sum(enqueue_analysis(i, expires_s=REANALYZE_INTERVAL_S) for i in snapshot_ids)
-    log.info("re-analysis queued for %d of %d hosts", queued, len(snapshot_ids))
+        claimed = queueing.claim_hosts(session=session, host_ids=due, now=now)
+        session.commit()
+    queued = _send(claimed)
+    log.info("re-analysis queued for %d hosts (%d due)", queued, len(due))
     return queued
 
 
@@ -77,3 +104,13 @@ def apply_expired_acks() -> int:
     if rescored:
         log.info("re-scored %d analyses after acknowledgements expired", rescored)
     return rescored
+
+
+@celery_app.task(name="configs.prune", **TRANSIENT_RETRY_POLICY)
+def prune() -> dict[str, int]:
+    """Delete analyses, findings and snapshots the UI no longer shows, a bounded amount per run."""
+    with SessionLocal() as session:
+        pruned = pruning.prune(session=session, now=utcnow())
+    if any(pruned.as_dict().values()):
+        log.info("pruned %s", pruned.as_dict())
+    return pruned.as_dict()

@@ -31,8 +31,11 @@ class CeleryConfig:
 
     task_queues = [KombuQueue(queue.value) for queue in Queue]
     task_default_queue = Queue.default.value
+    # Exact names are matched before globs: only the per-host analyses go to `analysis`, so the
+    # periodic configs tasks are not queued behind a backlog of them.
     task_routes = {
-        "configs.*": {"queue": Queue.analysis.value},
+        "configs.analyze_host": {"queue": Queue.analysis.value},
+        "configs.*": {"queue": Queue.maintenance.value},
         "metrics.*": {"queue": Queue.maintenance.value},
         "auth.*": {"queue": Queue.maintenance.value},
     }

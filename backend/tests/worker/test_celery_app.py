@@ -14,9 +14,11 @@ def test_every_periodic_task_expires_and_is_registered() -> None:
     assert set(schedule) == {
         "metrics-rollup",
         "metrics-retention",
+        "metrics-partitions",
         "auth-purge-expired-sessions",
         "configs-reanalyze-fleet",
         "configs-apply-expired-acks",
+        "configs-prune",
         "changes-watch",
         "alerts-evaluate",
         "notify-redispatch-overdue",
@@ -36,9 +38,10 @@ def test_duplicate_schedule_names_are_refused(monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize(
     ("task", "queue"),
     [
-        ("configs.analyze_snapshot", Queue.analysis),
-        ("configs.reanalyze_fleet", Queue.analysis),
-        ("configs.apply_expired_acks", Queue.analysis),
+        ("configs.analyze_host", Queue.analysis),
+        ("configs.reanalyze_fleet", Queue.maintenance),
+        ("configs.apply_expired_acks", Queue.maintenance),
+        ("configs.prune", Queue.maintenance),
         ("metrics.rollup", Queue.maintenance),
         ("metrics.apply_retention", Queue.maintenance),
         ("auth.purge_expired_sessions", Queue.maintenance),
@@ -51,7 +54,7 @@ def test_tasks_are_routed_to_their_queue(task: str, queue: Queue) -> None:
 
 def test_tasks_ack_late_and_retry_only_transient_errors() -> None:
     celery_app.loader.import_default_modules()
-    for name in ("configs.analyze_snapshot", "metrics.rollup", "metrics.rollup_range"):
+    for name in ("configs.analyze_host", "configs.prune", "metrics.rollup", "metrics.rollup_range"):
         task = celery_app.tasks[name]
         assert task.acks_late is True
         retried = tuple(getattr(task, "autoretry_for", ()))

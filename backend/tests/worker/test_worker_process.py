@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,33 +17,18 @@ from sqlalchemy.orm import Session
 
 from tests.agents.payloads import NGINX_DUMP, push_body, recent, sample
 from tests.hosts.factories import make_host
-
-BACKEND_DIR = Path(__file__).resolve().parents[2]
+from tests.worker.conftest import start_worker_process, stop_worker_process
 
 
 @pytest.fixture
 def worker(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A Celery worker process on the test database and Redis, stopped by PID afterwards."""
-    env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_url}
-    log = (tmp_path / "worker.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "celery", "-A", "app.worker.celery_app", "worker",
-            "--pool=solo", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-            "--without-heartbeat",
-        ],
-        cwd=BACKEND_DIR, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
-        yield process
-    finally:
-        process.send_signal(signal.SIGTERM)
+    with (tmp_path / "worker.log").open("wb") as log:
+        process = start_worker_process(database_url=database_url, redis_url=redis_url, log=log)
         try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-        log.close()
+            yield process
+        finally:
+            stop_worker_process(process)
 
 
 def test_pushed_config_is_analysed_by_the_worker(
@@ -75,7 +57,7 @@ def test_pushed_config_is_analysed_by_the_worker(
     assert snapshot.parse_status is ParseStatus.parsed, (tmp_path / "worker.log").read_text()
     assert snapshot.file_count == 1
     assert snapshot.line_count == NGINX_DUMP.count("\n")
-    assert "configs.analyze_snapshot" in (tmp_path / "worker.log").read_text()
+    assert "configs.analyze_host" in (tmp_path / "worker.log").read_text()
 
 
 def wait_for_analyses(
