@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
 from app.access_log.ingest import store_access_logs
@@ -33,11 +33,10 @@ from app.agents.ingest import (
 from app.agents.payload import decode_body, parse_push_payload
 from app.agents.schemas import PushPayload, PushReply
 from app.agents.service import AuthenticatedHost
-from app.configs.models import ConfigAnalysis
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
 from app.core.errors import ServiceError
-from app.hosts.fleet import FLEET_ANALYSIS_COLUMNS, recent_log_columns
+from app.hosts.latest import LATEST_FIGURES, latest_figures
 from app.hosts.models import Host
 from app.metrics.rates import CounterReading
 from app.metrics.samples import fill_rates, insert_rows_of_hosts, reading_of, sample_row
@@ -46,7 +45,6 @@ from app.metrics.sql import table_of
 log = logging.getLogger(__name__)
 
 _hosts = table_of(Host)
-_analyses = table_of(ConfigAnalysis)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +151,7 @@ _HOST_STATUS_UPDATE = (
         nginx_up=bindparam("b_nginx_up"),
         stub_status_available=bindparam("b_stub_status_available"),
         stub_status_error=bindparam("b_stub_status_error"),
+        **{name: bindparam(f"b_{name}") for name in LATEST_FIGURES},
     )
 )
 
@@ -169,34 +168,11 @@ def _host_status(append: _Append, now: datetime) -> dict[str, Any]:
         "b_nginx_up": newest["nginx_up"],
         "b_stub_status_available": newest["stub_status_available"],
         "b_stub_status_error": stub_status_error(newest),
+        **{f"b_{name}": value for name, value in latest_figures(newest).items()},
     }
 
 
-def _latest_analyses(session: Session, host_ids: set[int]) -> dict[int, dict[str, Any]]:
-    """The fleet view's columns of each host's latest config analysis (one query)."""
-    if not host_ids:
-        return {}
-    latest_ids = (
-        select(func.max(_analyses.c.id))
-        .where(_analyses.c.host_id.in_(host_ids))
-        .group_by(_analyses.c.host_id)
-    )
-    columns = [_analyses.c[name] for name in FLEET_ANALYSIS_COLUMNS]
-    rows = session.execute(
-        select(_analyses.c.host_id, *columns).where(_analyses.c.id.in_(latest_ids))
-    )
-    return {
-        row.host_id: {name: row._mapping[name] for name in FLEET_ANALYSIS_COLUMNS} for row in rows
-    }
-
-
-def _committed(
-    append: _Append,
-    inserted: set[int],
-    analysis: dict[str, Any] | None,
-    access_log: dict[str, Any] | None,
-    now: datetime,
-) -> Committed:
+def _committed(append: _Append, inserted: set[int], now: datetime) -> Committed:
     """The reply, live event and late rollup of one stored append (`inserted`: its host's seqs)."""
     return committed_push(
         host=append.host,
@@ -205,8 +181,6 @@ def _committed(
         inserted=inserted,
         gaps_stored=0,
         known_config_hash=append.host.config_hash,
-        analysis=analysis,
-        access_log=access_log,
         now=now,
     )
 
@@ -227,23 +201,11 @@ def _store_appends(session: Session, appends: list[_Append], now: datetime) -> l
     # processes that update the same hosts from deadlocking.
     statuses = {append.host.id: _host_status(append, now) for append in appends}
     session.execute(_HOST_STATUS_UPDATE, [statuses[host_id] for host_id in sorted(statuses)])
-    pushed = {host_id for host_id, _seq in inserted}
-    analyses = _latest_analyses(session, pushed)
-    logs = recent_log_columns(session, pushed)
     session.commit()
     inserted_of_host: dict[int, set[int]] = defaultdict(set)
     for host_id, seq in inserted:
         inserted_of_host[host_id].add(seq)
-    return [
-        _committed(
-            append,
-            inserted_of_host[append.host.id],
-            analyses.get(append.host.id),
-            logs.get(append.host.id),
-            now,
-        )
-        for append in appends
-    ]
+    return [_committed(append, inserted_of_host[append.host.id], now) for append in appends]
 
 
 def _one_by_one(requests: Sequence[PushRequest], indexes: Sequence[int]) -> dict[int, Outcome]:

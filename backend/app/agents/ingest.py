@@ -29,7 +29,8 @@ from app.configs.analyzer import current_snapshot_id
 from app.configs.tasks import enqueue_analysis
 from app.core import pubsub
 from app.core.config import get_settings
-from app.hosts.fleet import build_fleet_host, latest_analysis_columns, recent_log_columns
+from app.hosts.fleet import build_fleet_host
+from app.hosts.latest import refresh_latest_figures
 from app.hosts.models import Host, HostFacts
 from app.metrics.fields import CHARTED_FIELDS
 from app.metrics.gaps import store_gaps
@@ -82,30 +83,43 @@ def _store_facts(session: Session, host_id: int, facts: PushedFacts, now: dateti
     return session.execute(statement).scalar_one_or_none() is not None
 
 
+# The fleet-row fields a host page patches from a `sample` event (its figures are in the point).
+LIVE_HOST_FIELDS = frozenset(
+    {
+        "hostname",
+        "status",
+        "status_reason",
+        "last_seen_at",
+        "nginx_version",
+        "stub_status_available",
+        "stub_status_error",
+    }
+)
+
+
 def live_event(
     host: AuthenticatedHost,
     payload: PushPayload,
     newest: dict[str, Any],
     host_fields: dict[str, Any],
-    analysis: dict[str, Any] | None,
     now: datetime,
-    access_log: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The `sample` event of docs/http-api.md for the newest accepted sample."""
+    """The `sample` event of docs/live-events.md for the newest accepted sample.
+
+    Small on purpose (the host's status and one series point, no score or log figures that
+    would cost queries per push): only the host's own page receives it."""
     nginx_version = payload.facts.nginx_version if payload.facts else None
     fleet_host = build_fleet_host(
         host={"id": host.id, "labels": host.labels, **host_fields},
-        sample=newest,
+        sample=None,
         nginx_version=nginx_version or host.nginx_version,
         now=now,
         push_interval_s=get_settings().push_interval_s,
-        analysis=analysis,
-        access_log=access_log,
     )
     point = SeriesPoint(ts=newest["ts"], **{name: newest[name] for name in CHARTED_FIELDS})
     return {
         "host_id": host.id,
-        "fleet_host": fleet_host.model_dump(mode="json"),
+        "host": fleet_host.model_dump(mode="json", include=set(LIVE_HOST_FIELDS)),
         "point": point.model_dump(mode="json"),
     }
 
@@ -141,20 +155,18 @@ def committed_push(
     inserted: set[int],
     gaps_stored: int,
     known_config_hash: str | None,
-    analysis: dict[str, Any] | None,
     now: datetime,
     new_snapshot_id: int | None = None,
     reanalyze_snapshot_id: int | None = None,
     actions: list[dict[str, Any]] | None = None,
     moved_changes: Sequence[Change] = (),
     push_sooner: bool | None = None,
-    access_log: dict[str, Any] | None = None,
 ) -> Committed:
     """The reply and live event of a push whose rows are committed (`inserted`: new seqs).
 
     The one place both ingest paths build what the agent and the UI are told. `push_sooner`
     (a change in flight after this push) defaults to what was known when the host was
-    authenticated. `access_log`: the host's recent access-log figures for the fleet row."""
+    authenticated."""
     accepted = [row for row in rows if row["seq"] in inserted]
     event = None
     if accepted:
@@ -166,7 +178,7 @@ def committed_push(
             "stub_status_available": newest["stub_status_available"],
             "stub_status_error": stub_status_error(newest),
         }
-        event = live_event(host, payload, newest, status_fields, analysis, now, access_log)
+        event = live_event(host, payload, newest, status_fields, now)
     reply = PushReply(
         accepted=len(accepted),
         duplicates=len(rows) - len(accepted),
@@ -232,6 +244,8 @@ def _store(
         )
         stored_hash = host_fields["config_hash"] = payload.config.hash
     session.execute(update(_hosts).where(_hosts.c.id == host.id).values(host_fields))
+    if inserted:
+        refresh_latest_figures(session, host_id=host.id)
     reanalyze_snapshot_id = None
     # A config the host had before (a rollback restores one) is stored already: analyse it
     # again, or the host's latest analysis stays that of the config it left.
@@ -255,8 +269,6 @@ def _store(
         inserted=inserted,
         gaps_stored=gaps_stored,
         known_config_hash=stored_hash,
-        analysis=latest_analysis_columns(session, host.id) if inserted else None,
-        access_log=recent_log_columns(session, {host.id}).get(host.id) if inserted else None,
         now=now,
         new_snapshot_id=new_snapshot_id,
         reanalyze_snapshot_id=reanalyze_snapshot_id,
@@ -281,10 +293,9 @@ def announce(host_id: int, committed: Committed) -> None:
 
     Best-effort: the push is stored, so a broker or Redis outage is logged, never turned into
     an error that would make the agent resend what we already have."""
-    if committed.new_snapshot_id is not None:
-        enqueue_analysis(committed.new_snapshot_id)
-    if committed.reanalyze_snapshot_id is not None:
-        enqueue_analysis(committed.reanalyze_snapshot_id)
+    # One analysis of the host's current config covers both (at most one is queued per host).
+    if committed.new_snapshot_id is not None or committed.reanalyze_snapshot_id is not None:
+        enqueue_analysis(host_id=host_id)
     if committed.late_range is not None:
         enqueue_rollup(host_id, *committed.late_range)
     if committed.event is not None:
