@@ -9,12 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8800
 DEMO_ARGS ?=
 BENCH_ARGS ?=
-PY_DIRS := analyzer backend agent demo bench scripts
+PY_DIRS := analyzer backend agent demo bench scripts deploy
 TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
 TEST_SUITES ?= test-analyzer test-backend test-agent test-demo test-bench test-scripts test-frontend test-e2e
 
 .PHONY: help install install-python install-node system-demo system-test build agent-wheel run demo check check-python check-frontend \
-        check-migrations check-licences test test-analyzer test-backend test-fuzz test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
+        check-migrations check-licences test test-compose test-analyzer test-backend test-fuzz test-agent test-demo test-bench test-scripts test-frontend test-e2e openapi \
         migrations-regen bench clean
 
 help: ## list targets
@@ -150,6 +150,13 @@ test-frontend: ## vitest of the UI
 
 test-e2e: build ## Playwright journeys against the running demo (headless Chromium)
 	cd e2e && npm test
+
+# Not part of `make test`: it builds images and needs a Docker engine (installed and started by
+# scripts/compose/docker-engine.sh as root). .ci/run runs it after `make test`.
+test-compose: install-python ## docker-compose.yml built and run for real on local Debian-made images (docs/deployment.md)
+	scripts/compose/docker-engine.sh
+	scripts/compose/local-images.sh
+	$(call pytest_suite,deploy/tests)
 
 openapi: ## regenerate the UI's API client from the backend's OpenAPI document
 	$(PY) -m app.cli openapi > frontend/openapi.json

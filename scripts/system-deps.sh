@@ -39,6 +39,8 @@ declare -A provides=(
   [postgresql]=pg_ctlcluster
   [redis-server]=redis-server
   [redis-tools]=redis-cli
+  [docker.io]=dockerd
+  [debootstrap]=debootstrap
 )
 
 say() { printf 'system-deps: %s\n' "$*" >&2; }
