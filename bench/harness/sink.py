@@ -19,6 +19,9 @@ class SinkRecord:
     """What the sink received, shared between its handler threads and the benchmark."""
 
     push_interval_s: int
+    # Answer every Nth push 503 without recording it (0: never), to exercise retries.
+    fail_every: int = 0
+    failed_pushes: int = 0
     pushes: list[dict[str, Any]] = field(default_factory=list)
     pings: int = 0
     rejected: list[str] = field(default_factory=list)
@@ -72,7 +75,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/api/v1/agent/push":
             with record.lock:
-                record.pushes.append(body)
+                arrived = len(record.pushes) + record.failed_pushes + 1
+                refuse = record.fail_every > 0 and arrived % record.fail_every == 0
+                if refuse:
+                    record.failed_pushes += 1
+                else:
+                    record.pushes.append(body)
+            if refuse:
+                self._reply(503, {"detail": "the sink refuses this push on purpose"})
+                return
             self._reply(
                 200,
                 {
@@ -92,9 +103,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def running_sink(port: int, *, push_interval_s: int) -> Iterator[SinkRecord]:
+def running_sink(port: int, *, push_interval_s: int, fail_every: int = 0) -> Iterator[SinkRecord]:
     """Serve the sink on 127.0.0.1:`port` in a thread for the duration of the block."""
-    record = SinkRecord(push_interval_s=push_interval_s)
+    record = SinkRecord(push_interval_s=push_interval_s, fail_every=fail_every)
     handler = type("SinkHandler", (_Handler,), {"record": record})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, name="sink", daemon=True)

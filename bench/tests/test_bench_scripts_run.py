@@ -38,10 +38,25 @@ def test_ingest_stores_exactly_the_acknowledged_pushes() -> None:
 
 
 def test_series_reads_a_full_day_through_the_api() -> None:
-    done = run_script("series.py", "--other-hosts", "1", "--requests", "5")
+    done = run_script("series.py", "--other-hosts", "0", "--fleet-hosts", "10", "--requests", "5")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "GET /health (API baseline)" in done.stdout
+    assert "rollup SQL alone (floor)" in done.stdout
     assert "host has 8640 rows: OK" in done.stdout
+
+
+def test_storage_measures_bytes_per_row_and_projects_the_fleet() -> None:
+    done = run_script("storage.py", "--rows", "200")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"samples \(raw, 10 s\)\s+\d+\.\d", done.stdout), done.stdout
+    assert "projected: samples and their rollups" in done.stdout
+
+
+def test_retention_times_a_partition_drop_against_a_delete() -> None:
+    done = run_script("retention.py", "--hosts", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio DELETE/all three steps:" in done.stdout
+    assert "both emptied: OK" in done.stdout
 
 
 def test_login_storm_times_the_agent_before_and_during_the_storm() -> None:
@@ -87,3 +102,46 @@ def test_alert_evaluation_opens_one_incident_per_dropping_host() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "floor: read every host's latest sample" in done.stdout
     assert "check: 2 incidents for 2 dropping hosts, one grouped delivery: OK" in done.stdout
+
+
+def test_fleet_scale_stores_every_acknowledged_push_of_a_paced_fleet(tmp_path: Path) -> None:
+    # 60 hosts at 2 s: 30 pushes/s on the production stack, the browser's reads and streams.
+    done = run_script(
+        "fleet_scale.py", "--hosts", "60", "--duration", "8", "--interval", "2",
+        "--jitter", "0.2", "--connections", "4", "--analysis-wait", "20",
+        "--json", str(tmp_path / "fleet.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "check stored = acknowledged: OK" in done.stdout
+    assert re.search(r"GET fleet \(all\) +n=\d+", done.stdout), done.stdout
+    assert re.search(r"GET health +n=\d+", done.stdout), done.stdout
+    assert "live stream GET /api/v1/events:" in done.stdout
+    assert (tmp_path / "fleet.json").is_file()
+
+
+def test_analysis_queue_drains_a_config_change_deduplicated_while_probes_pass() -> None:
+    done = run_script("analysis_queue.py", "--hosts", "40", "--spread-s", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio backlog/floor, median:" in done.stdout
+    assert "check: every host's latest analysis is of the config it runs: OK" in done.stdout
+    assert "check: fewer analyses than snapshots (deduplicated per host): OK" in done.stdout
+
+
+def test_live_events_coalesces_pushes_for_the_fleet_and_scopes_a_host_page() -> None:
+    done = run_script(
+        "live_events.py", "--rate", "200", "--duration", "3", "--hosts", "1000",
+        "--fleet-clients", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Redis pub/sub alone (floor)" in done.stdout
+    assert "push → delta naming its host: median" in done.stdout
+    assert "check: every push named by a delta" in done.stdout and done.stdout.endswith("OK\n")
+
+
+def test_fleet_api_times_sorted_filtered_pages_against_health() -> None:
+    done = run_script("fleet_api.py", "--hosts", "300", "--requests", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"GET /health \(floor\) +n=3", done.stdout), done.stdout
+    assert re.search(r"fleet by score asc +n=3 .* p95/health", done.stdout), done.stdout
+    assert "top findings" in done.stdout
+    assert "check: replies sorted, filtered and counted: OK" in done.stdout
