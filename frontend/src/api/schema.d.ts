@@ -205,9 +205,29 @@ export interface paths {
         };
         /**
          * List Fleet
-         * @description Every host with status and newest figures, filtered by labels.
+         * @description A page of the hosts with status and newest figures, filtered and sorted by the server.
          */
         get: operations["list_fleet_api_v1_fleet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fleet/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fleet Summary
+         * @description Hosts by status, summed load and findings of the hosts the same filters match.
+         */
+        get: operations["fleet_summary_api_v1_fleet_summary_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -944,8 +964,10 @@ export interface paths {
         };
         /**
          * Events
-         * @description `sample` after every accepted push, `host` when a host is enrolled, edited or deleted;
-         *     `session_ended` last, when the session ends (logout, user disabled or deleted).
+         * @description Without host_id (the fleet): `fleet` deltas, at most one per coalescing interval, naming
+         *     the hosts that pushed. With host_id: `sample` after every push of that host. Both: `host`
+         *     and `change` events (with host_id: those of that host), and `session_ended` last, when the
+         *     session ends (logout, user disabled or deleted). docs/live-events.md has the contract.
          */
         get: operations["events_api_v1_events_get"];
         put?: never;
@@ -2148,6 +2170,44 @@ export interface components {
             findings: components["schemas"]["FindingCounts"] | null;
         };
         /**
+         * FleetPage
+         * @description One page of the filtered, sorted fleet, and how many hosts the filter matches.
+         */
+        FleetPage: {
+            /** Items */
+            items: components["schemas"]["FleetHost"][];
+            /**
+             * Total
+             * @description Hosts matching the filters, on every page
+             */
+            total: number;
+            /** Limit */
+            limit: number;
+            /** Offset */
+            offset: number;
+        };
+        /**
+         * FleetSummary
+         * @description The filtered fleet at a glance.
+         */
+        FleetSummary: {
+            /** Hosts */
+            hosts: number;
+            by_status: components["schemas"]["HostCounts"];
+            /**
+             * Req Per S
+             * @description Summed over the hosts that are not stale
+             */
+            req_per_s: number;
+            /**
+             * Hosts With Drops
+             * @description Hosts not stale whose newest sample dropped
+             */
+            hosts_with_drops: number;
+            /** @description Over each host's latest analysis, muted left out */
+            findings: components["schemas"]["FindingCounts"];
+        };
+        /**
          * Health
          * @description Liveness and database reachability.
          */
@@ -2236,6 +2296,20 @@ export interface components {
             /** Files */
             files: components["schemas"]["ConfigFileRead"][];
             analysis: components["schemas"]["AnalysisRead"] | null;
+        };
+        /**
+         * HostCounts
+         * @description Hosts by status.
+         */
+        HostCounts: {
+            /** Up */
+            up: number;
+            /** Down */
+            down: number;
+            /** Stale */
+            stale: number;
+            /** New */
+            new: number;
         };
         /**
          * HostDetail
@@ -4954,6 +5028,16 @@ export interface operations {
             query?: {
                 /** @description key:value; repeated keys match any of their values, keys all apply */
                 label?: string[];
+                /** @description Hosts in any of these statuses; none: every status */
+                status?: ("up" | "down" | "stale" | "new")[];
+                /** @description Part of the hostname, case-insensitive */
+                q?: string | null;
+                /** @description The column to sort by */
+                sort?: "hostname" | "status" | "req_per_s" | "active" | "waiting" | "drops_per_s" | "cpu_pct" | "mem_used_pct" | "fds" | "last_seen_at" | "score" | "errors" | "warnings" | "cache_hit_ratio" | "request_time_p95_s" | "share_5xx";
+                /** @description Unknown values come last either way */
+                order?: "asc" | "desc";
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -4967,7 +5051,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FleetHost"][];
+                    "application/json": components["schemas"]["FleetPage"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the credential is unknown */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The role is too low, or the CSRF token is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description The database is unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fleet_summary_api_v1_fleet_summary_get: {
+        parameters: {
+            query?: {
+                /** @description key:value; repeated keys match any of their values, keys all apply */
+                label?: string[];
+                /** @description Hosts in any of these statuses; none: every status */
+                status?: ("up" | "down" | "stale" | "new")[];
+                /** @description Part of the hostname, case-insensitive */
+                q?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetSummary"];
                 };
             };
             /** @description Not signed in, the session expired, or the credential is unknown */
@@ -8134,7 +8281,10 @@ export interface operations {
     };
     events_api_v1_events_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a host page's stream: that host's samples instead of fleet deltas */
+                host_id?: number | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8166,6 +8316,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description host_id names no host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description this user has too many live streams open */
