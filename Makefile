@@ -174,6 +174,12 @@ bench: ## run the benchmarks in bench/ (BENCH_ARGS=--quick for a short run; see 
 	$(PY) bench/agent_cost.py $(BENCH_ARGS)
 	$(PY) bench/access_log.py $(BENCH_ARGS)
 	$(PY) bench/alerts_eval.py $(BENCH_ARGS)
+	$(PY) bench/storage.py $(BENCH_ARGS)
+	$(PY) bench/retention.py $(BENCH_ARGS)
+	$(PY) bench/fleet_api.py $(BENCH_ARGS)
+	$(PY) bench/live_events.py $(BENCH_ARGS)
+	$(PY) bench/analysis_queue.py $(BENCH_ARGS)
+	$(PY) bench/fleet_scale.py $(BENCH_ARGS)
 
 clean: ## remove build output, local data and caches (not .venv or node_modules)
 	rm -rf frontend/dist agent/dist var e2e/test-results e2e/playwright-report e2e/.auth bench/out \

@@ -107,7 +107,10 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     parser.add_argument("--hosts", type=int, default=10_000, help="hosts in the fleet (10000)")
     parser.add_argument("--requests", type=int, default=100, help="timed requests per probe")
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers (2)")
+    parser.add_argument("--quick", action="store_true", help="1,000 hosts, 20 requests per probe")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.hosts, args.requests = 1_000, 20
     if args.hosts < 100 or args.requests < 1 or args.workers < 1:
         parser.error("--hosts must be >= 100, --requests and --workers >= 1")
     return Options(hosts=args.hosts, requests=args.requests, workers=args.workers)
