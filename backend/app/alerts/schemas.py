@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from app.alerts.signals import SIGNALS
-from app.core.types import DbId, Text, Timestamp
+from app.core.types import DbId, Text, Timestamp, TrimmedText
 
 Severity = Literal["critical", "warning", "info"]
 Op = Literal[">", ">=", "<", "<="]
@@ -40,7 +40,7 @@ class RuleWrite(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: RuleKey
-    name: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    name: Annotated[TrimmedText, StringConstraints(min_length=1, max_length=200)]
     description: Annotated[Text, StringConstraints(max_length=2000)] = ""
     enabled: bool = True
     signal: str = Field(description="a signal name from GET /alerts/signals")
@@ -250,7 +250,7 @@ class SilenceCreate(BaseModel):
     rule_id: DbId | None = None
     matchers: Annotated[list[Matcher], Field(max_length=20)] = Field(default_factory=list)
     ends_at: Timestamp
-    reason: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
+    reason: Annotated[TrimmedText, StringConstraints(min_length=3, max_length=500)]
 
     @model_validator(mode="after")
     def _narrow(self) -> SilenceCreate:

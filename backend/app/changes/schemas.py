@@ -7,14 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from app.core.types import BoundedJson, Text
+from app.core.types import BoundedJson, Text, TrimmedText
 
 FindingKey = Annotated[Text, StringConstraints(min_length=1, max_length=1200)]
 EditId = Annotated[str, StringConstraints(pattern=r"^e[0-9]{1,4}$")]
 # One argument of a directive: the engine refuses `;`, braces and line breaks with a reason.
 Argument = Annotated[Text, StringConstraints(min_length=1, max_length=1024)]
-Comment = Annotated[Text, StringConstraints(strip_whitespace=True, max_length=2000)]
-RuleId = Annotated[Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+Comment = Annotated[TrimmedText, StringConstraints(max_length=2000)]
+RuleId = Annotated[TrimmedText, StringConstraints(min_length=1, max_length=64)]
 LabelValue = Annotated[Text, StringConstraints(min_length=1, max_length=256)]
 
 

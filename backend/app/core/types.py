@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import Path
-from pydantic import AfterValidator, AwareDatetime, Field
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field
 
 # Primary keys are PostgreSQL `integer` columns.
 INT4_MAX = 2**31 - 1
@@ -35,6 +35,15 @@ def refuse_nul(value: str) -> str:
 
 # Every free-text field of a request: a string without NUL. Compose with StringConstraints.
 Text = Annotated[str, AfterValidator(refuse_nul)]
+
+
+def _strip(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+# Free text trimmed before its length is checked (StringConstraints' strip_whitespace trims
+# after, so "   " would pass min_length=1 and be stored as "").
+TrimmedText = Annotated[str, BeforeValidator(_strip), AfterValidator(refuse_nul)]
 
 # A row id in a request body.
 DbId = Annotated[int, Field(ge=1, le=INT4_MAX)]

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from app.core.types import DbId, Text, Timestamp
+from app.core.types import DbId, Text, Timestamp, TrimmedText
 
 SeverityName = Literal["error", "warning", "info"]
 
@@ -17,12 +17,12 @@ class AckCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rule: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    rule: Annotated[TrimmedText, StringConstraints(min_length=1, max_length=64)]
     host_id: DbId | None = Field(default=None, description="null: every host of the fleet")
     finding_key: Annotated[Text, StringConstraints(min_length=1, max_length=1200)] | None = Field(
         default=None, description="null: every finding of the rule in scope"
     )
-    reason: Annotated[Text, StringConstraints(strip_whitespace=True, min_length=3, max_length=500)]
+    reason: Annotated[TrimmedText, StringConstraints(min_length=3, max_length=500)]
     expires_at: Timestamp | None = None
 
 

@@ -50,10 +50,18 @@ def test_viewer_cannot_acknowledge(viewer_client: TestClient, db_session: Sessio
 
 
 def test_reason_is_required_and_bounded(operator_client: TestClient) -> None:
-    for reason in ("", "ok", "x" * 501):
+    # Blank text counts as its trimmed length: "     " is no reason, " ok " too short.
+    for reason in ("", "ok", "x" * 501, "     ", " ok "):
         reply = operator_client.post("/api/v1/acks", json={"rule": "W-drops", "reason": reason})
         assert reply.status_code == 422
         assert "reason" in reply.json()["detail"]
+
+
+def test_a_blank_rule_is_refused(operator_client: TestClient) -> None:
+    reply = operator_client.post("/api/v1/acks", json={"rule": "   ", "reason": "looks empty"})
+    assert reply.status_code == 422
+    assert "rule" in reply.json()["detail"]
+    assert operator_client.get("/api/v1/acks").json() == []
 
 
 def test_unknown_host_and_foreign_key_are_refused(operator_client: TestClient) -> None:
