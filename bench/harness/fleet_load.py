@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import random
-import subprocess
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.samples import SampleFactory, push_body
+from harness.samples import push_body, templated_sample_text
+from harness.wrk_load import run_wrk
 
 LUA_SCRIPT = Path(__file__).resolve().parent.parent / "lua" / "fleet_push.lua"
 # The agent's defaults (agent/nginx_fleet_agent/defaults.py): full-jitter backoff from 1 s to 300 s.
@@ -72,18 +69,7 @@ def write_templates(body_path: Path, sample_path: Path) -> None:
 
     The sample is the one bench/ingest.py sends (SampleFactory: stub_status, /proc figures, TCP
     states, netstat, the nginx processes); the body carries config_hash as the agent always does."""
-    sample = SampleFactory(rng=random.Random(7)).sample(
-        seq=1, moment=datetime(2026, 1, 1, 15, tzinfo=UTC)
-    )
-    sample["seq"] = "@SEQ@"
-    sample["ts"] = "@TS@"
-    status_page = sample["stub_status"]
-    status_page["accepts"] = status_page["handled"] = "@ACCEPTS@"
-    status_page["requests"] = "@REQUESTS@"
-    sample["system"]["network"] = {"rx_bytes": "@RX_BYTES@", "tx_bytes": "@TX_BYTES@"}
-    sample_text = json.dumps(sample, separators=(",", ":"))
-    for name in ("SEQ", "ACCEPTS", "REQUESTS", "RX_BYTES", "TX_BYTES"):
-        sample_text = sample_text.replace(f'"@{name}@"', f"@{name}@")
+    sample_text = templated_sample_text()
     body = push_body(agent_id="@AGENT_ID@", hostname="@HOSTNAME@", samples=[])
     body_text = json.dumps(body, separators=(",", ":")).replace(
         '"samples":[]', '"samples":[@SAMPLES@]'
@@ -132,19 +118,7 @@ def run_fleet_load(
         str(BACKOFF_CAP_S),
         str(MAX_SAMPLES_PER_PUSH),
     ]
-    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        # wait4 gives the generator's own CPU time, to show it is not what loads the machine.
-        _, status, usage = os.wait4(popen.pid, 0)
-    except BaseException:
-        popen.kill()
-        popen.wait()
-        raise
-    popen.returncode = os.waitstatus_to_exitcode(status)
-    output = popen.stdout.read().decode(errors="replace") if popen.stdout else ""
-    if popen.returncode != 0 or not results_file.exists():
-        raise RuntimeError(f"wrk failed with exit code {popen.returncode}:\n{output}")
-    return parse_results(json.loads(results_file.read_text()), usage.ru_utime + usage.ru_stime)
+    return parse_results(*run_wrk(argv, results_file))
 
 
 def parse_results(raw: dict[str, object], generator_cpu_s: float) -> FleetLoadResult:

@@ -206,8 +206,8 @@ TEMPLATE_STRINGS = ("AGENT_ID", "HOSTNAME", "TS")
 TEMPLATE_NUMBERS = ("SEQ", "ACCEPTS", "REQUESTS", "RX_BYTES", "TX_BYTES")
 
 
-def lua_push_template() -> str:
-    """A one-sample push body with @NAME@ placeholders for the wrk script to fill per request."""
+def _templated_sample() -> dict[str, Any]:
+    """The sample bench/ingest.py sends, its changing figures as @NAME@ placeholders."""
     sample = SampleFactory(rng=random.Random(7)).sample(
         seq=1, moment=datetime(2026, 1, 1, 15, tzinfo=UTC)
     )
@@ -217,8 +217,22 @@ def lua_push_template() -> str:
     status_page["accepts"] = status_page["handled"] = "@ACCEPTS@"
     status_page["requests"] = "@REQUESTS@"
     sample["system"]["network"] = {"rx_bytes": "@RX_BYTES@", "tx_bytes": "@TX_BYTES@"}
-    body = push_body(agent_id="@AGENT_ID@", hostname="@HOSTNAME@", samples=[sample])
-    text = json.dumps(body, separators=(",", ":"))
+    return sample
+
+
+def _unquote_numbers(text: str) -> str:
+    """Numeric placeholders stand bare in the JSON, as the numbers that replace them will."""
     for name in TEMPLATE_NUMBERS:
         text = text.replace(f'"@{name}@"', f"@{name}@")
     return text
+
+
+def templated_sample_text() -> str:
+    """One sample as JSON with @NAME@ placeholders (the fleet script fills them per push)."""
+    return _unquote_numbers(json.dumps(_templated_sample(), separators=(",", ":")))
+
+
+def lua_push_template() -> str:
+    """A one-sample push body with @NAME@ placeholders for the wrk script to fill per request."""
+    body = push_body(agent_id="@AGENT_ID@", hostname="@HOSTNAME@", samples=[_templated_sample()])
+    return _unquote_numbers(json.dumps(body, separators=(",", ":")))

@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 LUA_SCRIPT = Path(__file__).resolve().parent.parent / "lua" / "agent_load.lua"
 
@@ -101,6 +102,12 @@ def run_agent_load(
         str(results_file),
         str(threads),
     ]
+    raw, cpu_s = run_wrk(argv, results_file)
+    return _parse_results(mode, raw, cpu_s)
+
+
+def run_wrk(argv: list[str], results_file: Path) -> tuple[dict[str, Any], float]:
+    """Run wrk to its end; the JSON its script wrote to results_file and wrk's own CPU seconds."""
     popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         # wait4 gives the generator's own CPU time, to show it is not the bottleneck.
@@ -113,9 +120,7 @@ def run_agent_load(
     output = popen.stdout.read().decode(errors="replace") if popen.stdout else ""
     if popen.returncode != 0 or not results_file.exists():
         raise RuntimeError(f"wrk failed with exit code {popen.returncode}:\n{output}")
-    return _parse_results(
-        mode, json.loads(results_file.read_text()), usage.ru_utime + usage.ru_stime
-    )
+    return json.loads(results_file.read_text()), usage.ru_utime + usage.ru_stime
 
 
 def _parse_results(mode: str, raw: dict[str, object], generator_cpu_s: float) -> LoadResult:
