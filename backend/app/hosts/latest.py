@@ -57,6 +57,9 @@ def refresh_latest_figures(session: Session, *, host_id: int) -> None:
             select(*columns)
             .join(Host, and_(Sample.host_id == Host.id, Sample.seq == Host.last_seq))
             .where(Host.id == host_id)
+            # One row: a seq is stored once (app.metrics.samples.store_samples).
+            .order_by(Sample.ts.desc())
+            .limit(1)
         )
         .mappings()
         .one_or_none()

@@ -131,8 +131,15 @@ def _insert_skipping_duplicates(dialect: str) -> Any:
 
     No conflict target: the key is (host_id, seq, ts) on partitioned PostgreSQL and may still
     be (host_id, seq) on a database migrated before partitioning (SQLite); either refuses a
-    resent sample, which carries the same ts."""
+    resent sample, which carries the same ts (store_samples filters a seq resent with another
+    ts; the batch path only appends seqs above the newest stored)."""
     return insert_for_dialect(dialect, _samples).on_conflict_do_nothing().returning(_samples.c.seq)
+
+
+def stored_seqs(session: Session, *, host_id: int, seqs: Sequence[int]) -> set[int]:
+    """Which of seqs the host has stored already, whatever their ts."""
+    query = select(_samples.c.seq).where(_samples.c.host_id == host_id, _samples.c.seq.in_(seqs))
+    return set(session.scalars(query))
 
 
 def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
@@ -244,7 +251,13 @@ def store_samples(
     appends = newest_seq is None or rows[0]["seq"] > newest_seq
     if appends:
         fill_rates(rows, before=newest_reading)
-    inserted = insert_samples(session, rows)
+        inserted = insert_samples(session, rows)
+    else:
+        # The protocol's key is (host_id, seq), but the partitioned table's includes ts: a seq
+        # stored before under another ts would not conflict, so replays are filtered here.
+        known = stored_seqs(session, host_id=host_id, seqs=[row["seq"] for row in rows])
+        fresh = [row for row in rows if row["seq"] not in known]
+        inserted = insert_samples(session, fresh) if fresh else set()
     if not appends and inserted:
         recompute_rates(session, host_id=host_id, first_seq=min(inserted), last_seq=max(inserted))
     return StoredSamples(rows=rows, inserted=inserted)

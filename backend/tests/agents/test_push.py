@@ -212,6 +212,17 @@ def test_replayed_sample_is_counted_once(
     assert rows[1].req_per_s == pytest.approx(3.0, rel=0.05)
 
 
+def test_a_seq_resent_with_another_time_is_a_duplicate(
+    client: TestClient, db_session: Session, host: HostWithToken
+) -> None:
+    # The partitioned samples table's key includes ts; the protocol's key is (host_id, seq).
+    push(client, host, body_for(host, [sample(1, recent(30)), sample(2, recent(20))]))
+    reply = push(client, host, body_for(host, [sample(1, recent(25)), sample(3, recent(10))]))
+    assert reply.status_code == 200, reply.text
+    assert (reply.json()["accepted"], reply.json()["duplicates"]) == (1, 1)
+    assert [row.seq for row in stored(db_session, host.id)] == [1, 2, 3]
+
+
 def test_rates_across_restart_and_gap(
     client: TestClient, db_session: Session, host: HostWithToken
 ) -> None:
