@@ -448,9 +448,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  during the backlog:  {describe(busy[queue])}")
         print(f"  ratio backlog/floor, median: {ratio:.2f}")
         ok = ok and bool(busy[queue])
+    had_backlog = peak * 10 >= args.hosts  # a tenth of the fleet queued at once
     checks = [
         ("every host's latest analysis is of the config it runs", figures["stale"] == 0),
-        ("fewer analyses than snapshots (deduplicated per host)", len(runs) < figures["snapshots"]),
+        # A second config shares a queued analysis only behind a backlog: a worker that keeps
+        # up (a tiny run on a quiet machine) analyses each config as it comes.
+        (
+            "fewer analyses than snapshots (deduplicated per host)"
+            if had_backlog
+            else "no more analyses than snapshots (no backlog to deduplicate)",
+            len(runs) < figures["snapshots"] if had_backlog else len(runs) <= figures["snapshots"],
+        ),
         ("every probe during the backlog finished", ok),
     ]
     for name, passed in checks:

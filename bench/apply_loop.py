@@ -215,7 +215,7 @@ class Loop:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             self._alive()
-            hosts = self._get(f"{API}/fleet")
+            hosts = self._get(f"{API}/fleet?q=bench-agent")["items"]
             seen = [h for h in hosts if h["hostname"] == "bench-agent" and h["last_seen_at"]]
             if seen and datetime.fromisoformat(seen[0]["last_seen_at"]) >= since:
                 self.host_id = int(seen[0]["id"])
