@@ -58,6 +58,10 @@ class SseReader:
         """The events of that name received so far."""
         return [event for event in list(self.events) if event.name == name]
 
+    def delta_host_ids(self) -> set[int]:
+        """Every host id the `fleet` deltas received so far named."""
+        return {host_id for event in self.named("fleet") for host_id in event.data["host_ids"]}
+
     def wait_for(self, name: str, *, timeout: float) -> Received | None:
         """The first event of that name, waiting for it up to timeout seconds."""
         deadline = time.monotonic() + timeout

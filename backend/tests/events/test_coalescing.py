@@ -29,11 +29,6 @@ def publish_sample(host_id: int) -> None:
     assert pubsub.publish("sample", {"host_id": host_id, "host": {}, "point": {"active": 1}})
 
 
-def named(reader: SseReader) -> set[int]:
-    """Every host id named by the fleet deltas received so far."""
-    return {host_id for event in reader.named("fleet") for host_id in event.data["host_ids"]}
-
-
 @pytest.mark.parametrize("broker", ["redis", "in-process"])
 def test_pushes_are_coalesced_for_the_fleet_and_scoped_for_a_host(
     app: FastAPI,
@@ -53,7 +48,7 @@ def test_pushes_are_coalesced_for_the_fleet_and_scoped_for_a_host(
         host_page = SseReader(base_url, cookies, params={"host_id": watched.id}).start()
         # The shared subscription starts with the first stream: warm up until it delivers.
         deadline = time.monotonic() + 10
-        while not (named(fleet) and host_page.named("sample")):
+        while not (fleet.delta_host_ids() and host_page.named("sample")):
             assert time.monotonic() < deadline, "the streams got nothing within 10 s"
             publish_sample(watched.id)
             time.sleep(0.1)
@@ -75,7 +70,7 @@ def test_pushes_are_coalesced_for_the_fleet_and_scoped_for_a_host(
     assert 2 <= len(deltas) <= elapsed / settings.events_coalesce_s + 2, len(deltas)
     gaps = [later.at - earlier.at for earlier, later in itertools.pairwise(deltas)]
     assert min(gaps) >= 0.8 * settings.events_coalesce_s, gaps
-    assert set(published) <= named(fleet)
+    assert set(published) <= fleet.delta_host_ids()
     assert not any(delta.data["truncated"] for delta in deltas)
     assert fleet.named("sample") == []
     samples = host_page.named("sample")[warm_samples:]

@@ -31,11 +31,6 @@ def push(agent: httpx.Client, host: HostWithToken, seq: int) -> None:
     assert reply.status_code == 200, reply.text
 
 
-def named_in_deltas(reader: SseReader) -> set[int]:
-    """Every host id the `fleet` deltas received so far named."""
-    return {host_id for event in reader.named("fleet") for host_id in event.data["host_ids"]}
-
-
 @pytest.mark.parametrize("broker", ["redis", "in-process"])
 def test_a_host_page_gets_its_samples_and_the_fleet_page_a_delta(
     app: FastAPI,
@@ -60,10 +55,10 @@ def test_a_host_page_gets_its_samples_and_the_fleet_page_a_delta(
             for seq in range(1, 31):
                 push(agent, other, seq)
                 push(agent, shown, seq)
-                if named_in_deltas(fleet) == {shown.id, other.id} and host_page.named("sample"):
+                if fleet.delta_host_ids() == {shown.id, other.id} and host_page.named("sample"):
                     break
                 time.sleep(0.3)
-    assert named_in_deltas(fleet) == {shown.id, other.id}
+    assert fleet.delta_host_ids() == {shown.id, other.id}
     for delta in fleet.named("fleet"):
         assert delta.data["changed"] == len(delta.data["host_ids"])
         assert delta.data["truncated"] is False
