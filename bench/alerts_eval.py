@@ -86,7 +86,7 @@ def fill(dsn: str, hosts: int, now: datetime) -> int:
                 samples.append(
                     (host, seq, ts, True, 2, True, 40, 1, 10, 29, accepts, accepts - drops * seq,
                      accepts * 3, 150.0, 50.0, drops / 10, 400, 20000, 120, 65536,
-                     3 if drops else 0, 0, 0, 0, 0, "{}")
+                     3 if drops else 0, 0, 0, 0, 0)
                 )  # fmt: skip
         _copy(
             conn,
@@ -95,7 +95,7 @@ def fill(dsn: str, hosts: int, now: datetime) -> int:
              "reading", "writing", "waiting", "accepts", "handled", "requests", "req_per_s",
              "accepts_per_s", "drops_per_s", "fds_open", "fds_limit", "worker_fds_max",
              "listen_overflows", "errlog_wc_not_enough", "errlog_nofile", "errlog_severe",
-             "listen_drops", "net_rx_bytes", "extra"),
+             "listen_drops", "net_rx_bytes"),
             samples,
         )  # fmt: skip
         log_rows = []

@@ -1,8 +1,8 @@
 """Retention of a day: dropping a day's samples partition against a DELETE of the same rows.
 
 Migrates a throw-away database to head, then fills two identical days of samples for the
-same hosts (rows as a real push stores them, `extra` JSON included): day A in its own daily
-partition, day B in a plain table of the same layout (columns, key, index) standing in for
+same hosts (rows as a real push stores them, every typed column filled): day A in its own daily
+partition, day B in a plain table of the same layout (columns, key) standing in for
 the unpartitioned table. Times expiring day A as retention does (app.core.partitions: each step
 its own transaction; DETACH, the only step that locks `samples` and so holds up ingest; the
 foreign key's removal, which locks `hosts`; the DROP of the detached table, which locks nothing
@@ -15,7 +15,6 @@ Run: .venv/bin/python bench/retention.py [--quick] [--hosts N]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -35,28 +34,20 @@ SAMPLES_PER_DAY = 8640
 TARGET_DROP_S = 1.0
 DAY = datetime(2026, 1, 1, tzinfo=UTC)
 PARTITION = "samples_p20260101"
-EXTRA = json.dumps(
-    {
-        "nginx": {"master_pid": 4242},
-        "stub_status": {"url": "http://127.0.0.1:8080/nginx_status"},
-        "cpu": {"per_core_pct": [34.0, 41.5], "iowait_pct": 0.1},
-        "memory": {"available_bytes": 5661504368, "swap_used_bytes": 0},
-        "load": {"load5": 1.47, "load15": 1.31},
-        "tcp_states": {"ESTABLISHED": 81, "TIME_WAIT": 122, "LISTEN": 5},
-        "nginx_processes": {"rss_bytes": 24000000, "cpu_pct": 22.6, "worker_fds_max": 56},
-    }
-)
-
-# One day of 10 s samples for hosts 1..N, figures varying with time, as ingest stores them.
+# One day of 10 s samples for hosts 1..N, figures varying with time, as ingest stores them
+# (app.metrics.samples.sample_row: every typed column a real push fills).
 FILL = """
 INSERT INTO {table} (host_id, seq, ts, nginx_up, workers, stub_status_available, active,
     reading, writing, waiting, accepts, handled, requests, req_per_s, accepts_per_s,
-    drops_per_s, cpu_pct, mem_used_bytes, mem_total_bytes, load1, fds_open, fds_limit,
-    net_rx_bytes, net_tx_bytes, listen_overflows, listen_drops, worker_fds_max, extra)
+    drops_per_s, cpu_pct, cpu_iowait_pct, cpu_core_max_pct, cpu_cores, mem_used_bytes,
+    mem_total_bytes, swap_used_bytes, load1, fds_open, fds_limit, net_rx_bytes, net_tx_bytes,
+    listen_overflows, listen_drops, tcp_established, tcp_time_wait, worker_fds_max,
+    worker_fds_limit, nginx_rss_bytes, nginx_cpu_pct, worker_cpu_pct, errlog_severe,
+    errlog_error, errlog_warn, errlog_wc_not_enough, errlog_wc_reusing, errlog_nofile)
 SELECT h, s, %(day)s::timestamptz + s * interval '10 seconds', true, 2, true, 90 + s %% 7, 1,
-    4, 85, s * 375, s * 375, s * 3000, 300 + s %% 50, 37.5, 0, 40 + s %% 20,
-    3000000000 + s, 8589934592, 1.5, 130, 2048, s * 1800000, s * 18000000, 0, 0, 60,
-    %(extra)s::json
+    4, 85, s * 375, s * 375, s * 3000, 300 + s %% 50, 37.5, 0, 40 + s %% 20, 0.1, 41.5, 2,
+    3000000000 + s, 8589934592, 0, 1.5, 130, 2048, s * 1800000, s * 18000000, 0, 0, 81,
+    100 + s %% 40, 60, 1024, 24000000, 22.6, 21.9, 0, 0, 0, 0, 0, 0
 FROM generate_series(0::bigint, {per_day} - 1) AS s, generate_series(1, %(hosts)s) AS h
 ORDER BY s, h
 """
@@ -87,7 +78,7 @@ def fill(conn: psycopg.Connection, table: str, hosts: int) -> float:
     began = time.perf_counter()
     conn.execute(
         FILL.format(table=table, per_day=SAMPLES_PER_DAY),  # type: ignore[arg-type]
-        {"day": DAY, "extra": EXTRA, "hosts": hosts},
+        {"day": DAY, "hosts": hosts},
     )
     conn.execute(f"VACUUM ANALYZE {table}")
     return time.perf_counter() - began

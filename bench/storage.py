@@ -6,8 +6,9 @@ written in time order across hosts as ingest writes them, and reads pg_total_rel
 (heap, indexes, TOAST) over the row count. Then projects the disk at the default retention,
 keeping up to one partition more than the retention (a partition is dropped only once wholly
 expired: raw tables by 6 hours, 1-minute rollups by day, 1-hour rollups by month). Baselines in
-the same run: the floor (the same samples without their JSON and with no index), and the
-layout before partitioning (`extra` as jsonb, charted floats as double precision).
+the same run: the floor (the same samples with no index), the samples' layout before
+migration 0012 (`extra` JSON, a second index) and the rollups' before partitioning (charted
+floats as double precision).
 
 Assumptions (printed): 10,000 hosts pushing every 10 s; 5 sites per host, each with traffic
 in every interval (~60 requests per 10 s per site, request and upstream times logged), one
@@ -95,39 +96,105 @@ def times(count: int, hosts: int, step_s: int) -> Iterator[tuple[int, datetime, 
         yield host + 1, start + timedelta(seconds=tick * step_s), tick + 1
 
 
-def sample_rows(count: int, rng: random.Random) -> Iterator[tuple[Any, ...]]:
-    """samples rows with every figure and the `extra` a real push gives (two cores)."""
+def sample_figures(count: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    """What a real push's samples carry (two cores, stub_status and error log read), by host
+    and time: the figures of both layouts below."""
     for host, ts, seq in times(count, 100, INTERVAL_S):
         load = rng.uniform(0.2, 1.0)
-        extra = {
-            "nginx": {"master_pid": 4242 + host},
-            "stub_status": {"url": "http://127.0.0.1:8080/nginx_status"},
-            "cpu": {"per_core_pct": [round(40 * load, 1), round(45 * load, 1)], "iowait_pct": 0.1},
-            "memory": {"available_bytes": 5_661_504_368 - seq, "swap_used_bytes": 0},
-            "load": {"load5": round(1.8 * load, 2), "load15": round(1.6 * load, 2)},
-            "tcp_states": {"ESTABLISHED": 81, "TIME_WAIT": int(120 * load), "LISTEN": 5},
-            "nginx_processes": {
-                "rss_bytes": 24_000_000,
-                "cpu_pct": round(25 * load, 1),
-                "worker_fds_max": 56,
-                "worker_fds_limit": 1024,
-            },
-        }
         requests = seq * 3000
-        yield (
-            host, seq, ts, True, 2, True, 90, 1, 4, 85, requests // 8, requests // 8, requests,
-            300 * load, 37 * load, 0.0, 45 * load, int(3e9 * load), 8 * 1024**3, 2 * load,
-            130, 2048, requests * 600, requests * 6000, 3, 0, 60, 0, 0, 0, json.dumps(extra),
-        )  # fmt: skip
+        cores = [round(40 * load, 1), round(45 * load, 1)]
+        yield {
+            "host_id": host, "seq": seq, "ts": ts, "nginx_up": True, "workers": 2,
+            "stub_status_available": True, "active": 90, "reading": 1, "writing": 4,
+            "waiting": 85, "accepts": requests // 8, "handled": requests // 8,
+            "requests": requests, "req_per_s": 300 * load, "accepts_per_s": 37 * load,
+            "drops_per_s": 0.0, "cpu_pct": 45 * load, "mem_used_bytes": int(3e9 * load),
+            "mem_total_bytes": 8 * 1024**3, "load1": 2 * load, "fds_open": 130,
+            "fds_limit": 2048, "net_rx_bytes": requests * 600, "net_tx_bytes": requests * 6000,
+            "listen_overflows": 3, "listen_drops": 0, "worker_fds_max": 60, "errlog_severe": 0,
+            "errlog_wc_not_enough": 0, "errlog_nofile": 0,
+            # Formerly in `extra`.
+            "master_pid": 4242 + host, "stub_status_url": "http://127.0.0.1:8080/nginx_status",
+            "per_core_pct": cores, "cpu_iowait_pct": 0.1,
+            "mem_available_bytes": 5_661_504_368 - seq,
+            "swap_used_bytes": 0, "load5": round(1.8 * load, 2), "load15": round(1.6 * load, 2),
+            "tcp_states": {"ESTABLISHED": 81, "TIME_WAIT": int(120 * load), "LISTEN": 5},
+            "nginx_rss_bytes": 24_000_000, "nginx_cpu_pct": round(25 * load, 1),
+            "worker_cpu_pct": round(24 * load, 1), "worker_fds_limit": 1024,
+            "errlog_error": 0, "errlog_warn": 0, "errlog_wc_reusing": 0,
+        }  # fmt: skip
 
 
 SAMPLE_COLUMNS = (
     "host_id, seq, ts, nginx_up, workers, stub_status_available, active, reading, writing, "
     "waiting, accepts, handled, requests, req_per_s, accepts_per_s, drops_per_s, cpu_pct, "
+    "cpu_iowait_pct, cpu_core_max_pct, cpu_cores, mem_used_bytes, mem_total_bytes, "
+    "swap_used_bytes, load1, net_rx_bytes, net_tx_bytes, listen_overflows, listen_drops, "
+    "tcp_established, tcp_time_wait, fds_open, fds_limit, worker_fds_max, worker_fds_limit, "
+    "nginx_rss_bytes, nginx_cpu_pct, worker_cpu_pct, errlog_severe, errlog_error, errlog_warn, "
+    "errlog_wc_not_enough, errlog_wc_reusing, errlog_nofile, nginx_error, stub_status_error"
+)
+
+
+def sample_rows(count: int, rng: random.Random) -> Iterator[tuple[Any, ...]]:
+    """samples rows as ingest stores them (app.metrics.samples.sample_row)."""
+    for f in sample_figures(count, rng):
+        derived = {
+            "cpu_core_max_pct": max(f["per_core_pct"]),
+            "cpu_cores": len(f["per_core_pct"]),
+            "tcp_established": f["tcp_states"]["ESTABLISHED"],
+            "tcp_time_wait": f["tcp_states"]["TIME_WAIT"],
+            "nginx_error": None,
+            "stub_status_error": None,
+        }
+        yield tuple({**f, **derived}[name] for name in SAMPLE_COLUMNS.split(", "))
+
+
+# The samples' layout before migration 0012: `extra` json, key (host_id, seq, ts) and an index
+# on (host_id, ts); the baseline of the compact layout, measured in the same run.
+PREVIOUS_SAMPLES = """
+CREATE TABLE probe_previous (host_id integer NOT NULL, seq bigint NOT NULL,
+    ts timestamp with time zone NOT NULL, nginx_up boolean NOT NULL, workers integer,
+    stub_status_available boolean NOT NULL, active integer, reading integer, writing integer,
+    waiting integer, accepts bigint, handled bigint, requests bigint, req_per_s real,
+    accepts_per_s real, drops_per_s real, cpu_pct real, mem_used_bytes bigint,
+    mem_total_bytes bigint, load1 real, fds_open bigint, fds_limit bigint, net_rx_bytes bigint,
+    net_tx_bytes bigint, listen_overflows bigint, listen_drops bigint, worker_fds_max bigint,
+    errlog_severe integer, errlog_wc_not_enough integer, errlog_nofile integer,
+    extra json NOT NULL, PRIMARY KEY (host_id, seq, ts));
+CREATE INDEX ON probe_previous (host_id, ts)
+"""
+PREVIOUS_COLUMNS = (
+    "host_id, seq, ts, nginx_up, workers, stub_status_available, active, reading, writing, "
+    "waiting, accepts, handled, requests, req_per_s, accepts_per_s, drops_per_s, cpu_pct, "
     "mem_used_bytes, mem_total_bytes, load1, fds_open, fds_limit, net_rx_bytes, net_tx_bytes, "
     "listen_overflows, listen_drops, worker_fds_max, errlog_severe, errlog_wc_not_enough, "
-    "errlog_nofile, extra"
+    "errlog_nofile"
 )
+
+
+def previous_sample_rows(count: int, rng: random.Random) -> Iterator[tuple[Any, ...]]:
+    """The same samples as the layout before 0012 stored them, `extra` JSON included."""
+    for f in sample_figures(count, rng):
+        extra = {
+            "nginx": {"master_pid": f["master_pid"]},
+            "stub_status": {"url": f["stub_status_url"]},
+            "cpu": {"per_core_pct": f["per_core_pct"], "iowait_pct": f["cpu_iowait_pct"]},
+            "memory": {
+                "available_bytes": f["mem_available_bytes"],
+                "swap_used_bytes": f["swap_used_bytes"],
+            },
+            "load": {"load5": f["load5"], "load15": f["load15"]},
+            "tcp_states": f["tcp_states"],
+            "nginx_processes": {
+                "rss_bytes": f["nginx_rss_bytes"],
+                "cpu_pct": f["nginx_cpu_pct"],
+                "worker_cpu_pct": f["worker_cpu_pct"],
+                "worker_fds_max": f["worker_fds_max"],
+                "worker_fds_limit": f["worker_fds_limit"],
+            },
+        }
+        yield (*(f[name] for name in PREVIOUS_COLUMNS.split(", ")), json.dumps(extra))
 
 
 def rollup_rows(count: int, rng: random.Random, resolution: str) -> Iterator[tuple[Any, ...]]:
@@ -244,9 +311,6 @@ TABLES = (
 
 # The types of the layout before partitioning (migration 0009), for the baseline.
 BEFORE_TYPES = {
-    "samples": {"extra": "jsonb", **dict.fromkeys(
-        ("req_per_s", "accepts_per_s", "drops_per_s", "cpu_pct", "load1"), "double precision"
-    )},
     "sample_rollups_1m": dict.fromkeys(
         [c.strip() for c in ROLLUP_COLUMNS.split(",")[4:]], "double precision"
     ),
@@ -270,16 +334,27 @@ def measure(conn: psycopg.Connection, table: Table, rows: int, *, before: bool =
 
 
 def floor_bytes(conn: psycopg.Connection, rows: int) -> float:
-    """Bytes per sample with no JSON and no index at all: the fixed columns alone."""
+    """Bytes per sample with no index at all: the heap of the typed columns alone."""
     conn.execute("CREATE TABLE probe_floor (LIKE samples_default)")
-    conn.execute("ALTER TABLE probe_floor DROP COLUMN extra")
-    columns = SAMPLE_COLUMNS.rsplit(", extra", 1)[0]
-    with conn.cursor().copy(f"COPY probe_floor ({columns}) FROM STDIN") as copy:
+    with conn.cursor().copy(f"COPY probe_floor ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
         for row in sample_rows(rows, random.Random(7)):
-            copy.write_row(row[:-1])
+            copy.write_row(row)
     conn.execute("VACUUM ANALYZE probe_floor")
     size = conn.execute("SELECT pg_total_relation_size('probe_floor')").fetchone()[0]
     conn.execute("DROP TABLE probe_floor")
+    return int(size) / rows
+
+
+def previous_bytes(conn: psycopg.Connection, rows: int) -> float:
+    """Bytes per sample in the layout before migration 0012 (JSON `extra`, two indexes)."""
+    conn.execute(PREVIOUS_SAMPLES)
+    columns = f"{PREVIOUS_COLUMNS}, extra"
+    with conn.cursor().copy(f"COPY probe_previous ({columns}) FROM STDIN") as copy:
+        for row in previous_sample_rows(rows, random.Random(7)):
+            copy.write_row(row)
+    conn.execute("VACUUM ANALYZE probe_previous")
+    size = conn.execute("SELECT pg_total_relation_size('probe_previous')").fetchone()[0]
+    conn.execute("DROP TABLE probe_previous")
     return int(size) / rows
 
 
@@ -295,10 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with psycopg.connect(libpq_dsn(database), autocommit=True) as conn:
             measured = [(table, measure(conn, table, options.rows)) for table in TABLES]
             floor = floor_bytes(conn, options.rows)
-            before = {
-                table.source: measure(conn, table, options.rows, before=True)
-                for table in TABLES[:2]
-            }
+            previous = previous_bytes(conn, options.rows)
+            before = measure(conn, TABLES[1], options.rows, before=True)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"nginx-fleet storage benchmark, {when}{' (--quick)' if options.quick else ''}")
     print(
@@ -323,15 +396,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     samples_bytes = measured[0][1]
     print(
-        f"floor: a sample's fixed columns alone (no JSON, no index) {floor:.1f} bytes/row; "
+        f"floor: a sample's columns alone (no index) {floor:.1f} bytes/row; "
         f"stored sample / floor: {samples_bytes / floor:.2f}x"
     )
-    for table, per_row in measured[:2]:
-        old = before[table.source]
-        print(
-            f"before partitioning (jsonb, double precision): {table.source} {old:.1f} bytes/row; "
-            f"now / before: {per_row / old:.2f}x"
-        )
+    print(
+        f"before 0012 (extra json, key + (host_id, ts) index): samples {previous:.1f} bytes/row; "
+        f"now / before: {samples_bytes / previous:.2f}x; samples at the retention before: "
+        f"{previous * TABLES[0].projected_rows / GB:.1f} GB"
+    )
+    print(
+        f"before partitioning (double precision): sample_rollups {before:.1f} bytes/row; "
+        f"now / before: {measured[1][1] / before:.2f}x"
+    )
     print(f"projected: samples and their rollups {metrics_total:.1f} GB; "
           f"access-log figures {total - metrics_total:.1f} GB; total {total:.1f} GB")  # fmt: skip
     within = total < BUDGET_GB

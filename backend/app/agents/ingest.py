@@ -126,7 +126,7 @@ def live_event(
 
 def stub_status_error(row: dict[str, Any]) -> str | None:
     """Why stub_status could not be read in this sample row, if it could not."""
-    error: str | None = row["extra"].get("stub_status", {}).get("error")
+    error: str | None = row["stub_status_error"]
     return error
 
 

@@ -22,9 +22,8 @@ MIN_SAMPLES = 3
 
 
 def _worker_cpu(sample: Sample) -> float | None:
-    processes = (sample.extra or {}).get("nginx_processes") or {}
-    value = processes.get("worker_cpu_pct", processes.get("cpu_pct"))
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    # Older agents send only the master+workers total.
+    return sample.worker_cpu_pct if sample.worker_cpu_pct is not None else sample.nginx_cpu_pct
 
 
 def _waiting_share(sample: Sample) -> float | None:
@@ -34,9 +33,8 @@ def _waiting_share(sample: Sample) -> float | None:
 
 
 def _memory(sample: Sample) -> float | None:
-    processes = (sample.extra or {}).get("nginx_processes") or {}
-    rss = processes.get("rss_bytes")
-    return float(rss) if isinstance(rss, int | float) and not isinstance(rss, bool) else None
+    rss = sample.nginx_rss_bytes
+    return float(rss) if rss is not None else None
 
 
 # (name, label, unit, how to read it from a sample, whether higher is better or None)

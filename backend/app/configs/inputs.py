@@ -67,12 +67,11 @@ def host_facts(*, session: Session, host_id: int) -> HostFacts | None:
     """The engine's facts from the agent's last facts and the workers' fd limit; None if none."""
     stored = session.scalar(select(StoredFacts.facts).where(StoredFacts.host_id == host_id))
     data: dict[str, Any] = dict(stored or {})
-    newest_extra = session.scalar(
-        select(Sample.extra)
+    fd_limit = session.scalar(
+        select(Sample.worker_fds_limit)
         .join(Host, (Host.id == Sample.host_id) & (Host.last_seq == Sample.seq))
         .where(Host.id == host_id)
     )
-    fd_limit = ((newest_extra or {}).get("nginx_processes") or {}).get("worker_fds_limit")
     if fd_limit is not None:
         data["worker_fds_limit"] = fd_limit
     return HostFacts.from_dict(data) if data else None

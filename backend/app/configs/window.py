@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
-from typing import Any
 
 from nginx_fleet_analyzer.facts import MetricsWindow
 from nginx_fleet_analyzer.latency_sketch import Sketch, exact_quantile
@@ -73,24 +72,22 @@ def percentile(values: Sequence[float], share: float) -> float | None:
 
 
 def nginx_cpu_shares(
-    extras: Sequence[Mapping[str, Any] | None], cpu_count: int | None
+    readings: Sequence[tuple[int | None, float | None, float | None]], cpu_count: int | None
 ) -> tuple[list[float], str | None]:
     """nginx's CPU per sample in % of all cores, and whose it is ('workers' or 'master+workers').
 
-    The agent reports % of one core; the sample's own core count (per_core_pct entries) or the
-    facts' cpu_count turns it into a share of the host. Workers alone are preferred; samples of
-    older agents that send only the master+workers total are used when no sample has them."""
+    readings: (cores counted in the sample, workers' CPU, master+workers' CPU) per sample. The
+    agent reports % of one core; the sample's own core count or the facts' cpu_count turns it
+    into a share of the host. Workers alone are preferred; samples of older agents that send
+    only the master+workers total are used when no sample has them."""
     workers: list[float] = []
     everything: list[float] = []
-    for extra in extras:
-        processes = (extra or {}).get("nginx_processes") or {}
-        per_core = ((extra or {}).get("cpu") or {}).get("per_core_pct")
-        cores = len(per_core) if isinstance(per_core, list) and per_core else cpu_count
+    for sample_cores, worker_cpu, nginx_cpu in readings:
+        cores = sample_cores or cpu_count
         if not cores:
             continue
-        for key, into in (("worker_cpu_pct", workers), ("cpu_pct", everything)):
-            value = processes.get(key)
-            if isinstance(value, int | float) and not isinstance(value, bool):
+        for value, into in ((worker_cpu, workers), (nginx_cpu, everything)):
+            if value is not None:
                 into.append(min(100.0, float(value) / cores))
     if workers:
         return workers, "workers"
@@ -142,7 +139,9 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
             Sample.cpu_pct,
             Sample.listen_overflows,
             Sample.listen_drops,
-            Sample.extra,
+            Sample.cpu_cores,
+            Sample.worker_cpu_pct,
+            Sample.nginx_cpu_pct,
         )
         .where(Sample.host_id == host_id, Sample.ts > now - WINDOW, Sample.ts <= now)
         .order_by(Sample.seq)
@@ -154,7 +153,9 @@ def metrics_window(*, session: Session, host_id: int, now: datetime) -> MetricsW
     active_sum = sum(a for a, _ in both)
     accepts, handled = paired_growth([(row.accepts, row.handled) for row in rows])
     cpu_count = session.scalar(select(HostFacts.cpu_count).where(HostFacts.host_id == host_id))
-    shares, source = nginx_cpu_shares([row.extra for row in rows], cpu_count)
+    shares, source = nginx_cpu_shares(
+        [(row.cpu_cores, row.worker_cpu_pct, row.nginx_cpu_pct) for row in rows], cpu_count
+    )
     logs = window_counters(session=session, host_id=host_id, start=now - WINDOW, end=now)
     times = window_request_time(session=session, host_id=host_id, start=now - WINDOW, end=now)
     ratios = log_ratios(logs, times)

@@ -1,4 +1,4 @@
-"""Storing pushed samples with their derived rates, idempotently on (host_id, seq[, ts])."""
+"""Storing pushed samples with their derived rates, idempotently on (host_id, seq)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from app.agents.schemas import ErrorLog
 from app.agents.schemas import Sample as PushedSample
+from app.core.types import INT4_MAX
 from app.metrics.models import Sample
 from app.metrics.rates import CounterReading, derive_rate_series
 from app.metrics.sql import dialect_name, insert_for_dialect, table_of
@@ -19,23 +19,19 @@ from app.metrics.sql import dialect_name, insert_for_dialect, table_of
 _samples = table_of(Sample)
 
 
-def _compact(values: dict[str, Any]) -> dict[str, Any]:
-    """values without None entries."""
-    return {key: value for key, value in values.items() if value is not None}
-
-
-def _error_log_extra(error_log: ErrorLog) -> dict[str, Any]:
-    """The error-log figures kept beyond the columns: non-zero counts and unreadable files."""
-    levels = {k: v for k, v in error_log.levels.model_dump().items() if v}
-    messages = {k: v for k, v in error_log.messages.model_dump().items() if v}
-    unreadable = [f.model_dump(exclude_none=True) for f in error_log.files if not f.readable]
-    return _compact(
-        {"levels": levels or None, "messages": messages or None, "unreadable": unreadable or None}
-    )
+def _capped(count: int | None) -> int | None:
+    """A count of sockets or file descriptors in its 32-bit column: the protocol allows 64-bit
+    counts, but no host has 2^31 of either (the kernel's nr_open stays below)."""
+    return None if count is None else min(count, INT4_MAX)
 
 
 def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
-    """The samples-table row of one pushed sample (rates not yet derived)."""
+    """The samples-table row of one pushed sample (rates not yet derived).
+
+    What is not kept (docs/storage.md, column types): per-host constants repeated every 10 s
+    (nginx's master pid, the stub_status URL), load5/load15, the single cores' figures beyond
+    their count and maximum, tcp states other than ESTABLISHED and TIME_WAIT, error-log levels
+    below warn and the list of unreadable error logs."""
     status_page = sample.stub_status
     system = sample.system
     cpu = system.cpu if system else None
@@ -43,42 +39,21 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
     load = system.load if system else None
     network = system.network if system else None
     netstat = system.netstat if system else None
+    tcp_states = (system.tcp_states if system else None) or {}
+    per_core = cpu.per_core_pct if cpu else None
     processes = sample.nginx_processes
     error_log = sample.error_log
-    extra = {
-        "nginx": _compact({"error": sample.nginx.error, "master_pid": sample.nginx.master_pid}),
-        "stub_status": _compact({"url": status_page.url, "error": status_page.error}),
-        "cpu": _compact(
-            {"per_core_pct": cpu.per_core_pct, "iowait_pct": cpu.iowait_pct} if cpu else {}
-        ),
-        "memory": _compact(
-            {"available_bytes": memory.available_bytes, "swap_used_bytes": memory.swap_used_bytes}
-            if memory
-            else {}
-        ),
-        "load": _compact({"load5": load.load5, "load15": load.load15} if load else {}),
-        "tcp_states": dict(system.tcp_states) if system and system.tcp_states else {},
-        "nginx_processes": processes.model_dump(
-            include={
-                "rss_bytes",
-                "cpu_pct",
-                "worker_cpu_pct",
-                "worker_fds_max",
-                "worker_fds_limit",
-            },
-            exclude_none=True,
-        )
-        if processes
-        else {},
-        "error_log": _error_log_extra(error_log) if error_log else {},
-    }
+    levels = error_log.levels if error_log else None
+    messages = error_log.messages if error_log else None
     return {
         "host_id": host_id,
         "seq": sample.seq,
         "ts": sample.ts,
         "nginx_up": sample.nginx.up,
+        "nginx_error": sample.nginx.error,
         "workers": sample.nginx.workers,
         "stub_status_available": status_page.available,
+        "stub_status_error": status_page.error,
         "active": status_page.active,
         "reading": status_page.reading,
         "writing": status_page.writing,
@@ -90,22 +65,32 @@ def sample_row(host_id: int, sample: PushedSample) -> dict[str, Any]:
         "accepts_per_s": None,
         "drops_per_s": None,
         "cpu_pct": cpu.total_pct if cpu else None,
+        "cpu_iowait_pct": cpu.iowait_pct if cpu else None,
+        "cpu_core_max_pct": max(per_core) if per_core else None,
+        "cpu_cores": len(per_core) if per_core else None,
         "mem_used_bytes": memory.used_bytes if memory else None,
         "mem_total_bytes": memory.total_bytes if memory else None,
+        "swap_used_bytes": memory.swap_used_bytes if memory else None,
         "load1": load.load1 if load else None,
-        "fds_open": processes.fds_open if processes else None,
-        "fds_limit": processes.fds_limit if processes else None,
         "net_rx_bytes": network.rx_bytes if network else None,
         "net_tx_bytes": network.tx_bytes if network else None,
         "listen_overflows": netstat.listen_overflows if netstat else None,
         "listen_drops": netstat.listen_drops if netstat else None,
-        "worker_fds_max": processes.worker_fds_max if processes else None,
+        "tcp_established": _capped(tcp_states.get("ESTABLISHED")),
+        "tcp_time_wait": _capped(tcp_states.get("TIME_WAIT")),
+        "fds_open": _capped(processes.fds_open) if processes else None,
+        "fds_limit": _capped(processes.fds_limit) if processes else None,
+        "worker_fds_max": _capped(processes.worker_fds_max) if processes else None,
+        "worker_fds_limit": _capped(processes.worker_fds_limit) if processes else None,
+        "nginx_rss_bytes": processes.rss_bytes if processes else None,
+        "nginx_cpu_pct": processes.cpu_pct if processes else None,
+        "worker_cpu_pct": processes.worker_cpu_pct if processes else None,
         "errlog_severe": error_log.severe_lines() if error_log else None,
-        "errlog_wc_not_enough": error_log.messages.worker_connections_not_enough
-        if error_log
-        else None,
-        "errlog_nofile": error_log.messages.too_many_open_files if error_log else None,
-        "extra": {key: value for key, value in extra.items() if value},
+        "errlog_error": levels.error if levels else None,
+        "errlog_warn": levels.warn if levels else None,
+        "errlog_wc_not_enough": messages.worker_connections_not_enough if messages else None,
+        "errlog_wc_reusing": messages.worker_connections_reusing if messages else None,
+        "errlog_nofile": messages.too_many_open_files if messages else None,
     }
 
 
@@ -129,17 +114,26 @@ def fill_rates(rows: Sequence[dict[str, Any]], *, before: CounterReading | None)
 def _insert_skipping_duplicates(dialect: str) -> Any:
     """INSERT … ON CONFLICT DO NOTHING RETURNING seq, built once per dialect (hot path).
 
-    No conflict target: the key is (host_id, seq, ts) on partitioned PostgreSQL and may still
-    be (host_id, seq) on a database migrated before partitioning (SQLite); either refuses a
-    resent sample, which carries the same ts (store_samples filters a seq resent with another
+    No conflict target (the key is (host_id, ts, seq)); it refuses a resent sample, which
+    carries the same ts (store_samples filters a seq resent with another
     ts; the batch path only appends seqs above the newest stored)."""
     return insert_for_dialect(dialect, _samples).on_conflict_do_nothing().returning(_samples.c.seq)
 
 
 def stored_seqs(session: Session, *, host_id: int, seqs: Sequence[int]) -> set[int]:
-    """Which of seqs the host has stored already, whatever their ts."""
-    query = select(_samples.c.seq).where(_samples.c.host_id == host_id, _samples.c.seq.in_(seqs))
-    return set(session.scalars(query))
+    """Which of seqs the host has stored already, whatever their ts.
+
+    The key leads with (host_id, ts), not seq: one range condition on seq lets PostgreSQL
+    read the host's index entries once per partition (index-only), where `seq IN (...)`
+    may rescan them for every seq. Only a push reaching back before the newest stored
+    sample comes here."""
+    if not seqs:
+        return set()
+    wanted = set(seqs)
+    query = select(_samples.c.seq).where(
+        _samples.c.host_id == host_id, _samples.c.seq.between(min(wanted), max(wanted))
+    )
+    return {seq for seq in session.scalars(query) if seq in wanted}
 
 
 def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
@@ -168,7 +162,13 @@ def insert_rows_of_hosts(session: Session, rows: Sequence[dict[str, Any]]) -> se
 
 _RATE_UPDATE = (
     update(_samples)
-    .where(and_(_samples.c.host_id == bindparam("b_host_id"), _samples.c.seq == bindparam("b_seq")))
+    .where(
+        and_(
+            _samples.c.host_id == bindparam("b_host_id"),
+            _samples.c.ts == bindparam("b_ts"),
+            _samples.c.seq == bindparam("b_seq"),
+        )
+    )
     .values(
         req_per_s=bindparam("b_req_per_s"),
         accepts_per_s=bindparam("b_accepts_per_s"),
@@ -179,14 +179,12 @@ _RATE_UPDATE = (
 
 def recompute_rates(session: Session, *, host_id: int, first_seq: int, last_seq: int) -> int:
     """Re-derive rates from the sample before first_seq through the one after last_seq."""
-    lower = select(func.max(_samples.c.seq)).where(
-        _samples.c.host_id == host_id, _samples.c.seq < first_seq
-    )
-    upper = select(func.min(_samples.c.seq)).where(
-        _samples.c.host_id == host_id, _samples.c.seq > last_seq
-    )
-    low = session.scalar(lower)
-    high = session.scalar(upper)
+    # Both neighbours in one pass over the host's index entries (seq is not a key prefix).
+    neighbours = select(
+        func.max(_samples.c.seq).filter(_samples.c.seq < first_seq),
+        func.min(_samples.c.seq).filter(_samples.c.seq > last_seq),
+    ).where(_samples.c.host_id == host_id)
+    low, high = session.execute(neighbours).one()
     rows = session.execute(
         select(
             _samples.c.seq,
@@ -217,6 +215,7 @@ def recompute_rates(session: Session, *, host_id: int, first_seq: int, last_seq:
         {
             "b_host_id": host_id,
             "b_seq": row["seq"],
+            "b_ts": row["ts"],
             "b_req_per_s": row["req_per_s"],
             "b_accepts_per_s": row["accepts_per_s"],
             "b_drops_per_s": row["drops_per_s"],

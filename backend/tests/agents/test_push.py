@@ -73,11 +73,11 @@ def test_push_stores_samples_and_updates_host(
     assert rows[0].cpu_pct == 12.5
     assert rows[0].mem_used_bytes == 2_000_000_000
     assert rows[0].fds_limit == 1024
-    assert rows[0].extra["tcp_states"]["ESTABLISHED"] == 10
-    assert rows[0].extra["cpu"]["per_core_pct"] == [10.0, 15.0]
+    assert rows[0].tcp_established == 10
+    assert (rows[0].cpu_cores, rows[0].cpu_core_max_pct) == (2, 15.0)
     # The workers' own CPU is kept next to the master+workers total for the metrics window.
-    assert rows[0].extra["nginx_processes"]["worker_cpu_pct"] == 0.4
-    assert rows[0].extra["nginx_processes"]["cpu_pct"] == 0.5
+    assert rows[0].worker_cpu_pct == pytest.approx(0.4)
+    assert rows[0].nginx_cpu_pct == 0.5
     row = db_session.get(Host, host.id)
     assert row is not None
     assert row.last_seq == 2
@@ -387,7 +387,7 @@ def test_nul_characters_are_stored_as_replacement_characters_keeping_the_hash(
     snapshot = db_session.scalars(select(ConfigSnapshot)).one()
     assert "\x00" not in snapshot.dump and "blob: \ufffd\x01" in snapshot.dump
     assert snapshot.hash == body["config_hash"]
-    assert stored(db_session, host.id)[0].extra["stub_status"]["error"] == "read failed: \ufffd"
+    assert stored(db_session, host.id)[0].stub_status_error == "read failed: \ufffd"
     again = body_for(host, [sample(2, recent(10))])
     again["config_hash"] = body["config_hash"]
     assert push(client, host, again).json()["config_wanted"] is False

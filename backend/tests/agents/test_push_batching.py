@@ -179,7 +179,7 @@ def samples_refusing_poison(db_session: Session) -> Iterator[str]:
     db_session.execute(
         text(
             "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-            f"IF NEW.extra->'stub_status'->>'error' = '{poison}' THEN "
+            f"IF NEW.stub_status_error = '{poison}' THEN "
             "RAISE EXCEPTION 'poisoned sample'; END IF; RETURN NEW; END $$"
         )
     )

@@ -219,12 +219,11 @@ def test_a_figure_rising_beyond_its_limit_fails_the_gate_and_says_which() -> Non
             )
         )
         session.commit()
-    cpu = lambda pct: {"nginx_processes": {"worker_cpu_pct": pct}}  # noqa: E731
-    _samples(host_id, applied - WINDOW, 30, 1, extra=cpu(10.0))
-    _samples(host_id, applied + timedelta(seconds=1), 3, 100, extra=cpu(14.0))  # +40%: passes
+    _samples(host_id, applied - WINDOW, 30, 1, worker_cpu_pct=10.0)
+    _samples(host_id, applied + timedelta(seconds=1), 3, 100, worker_cpu_pct=14.0)  # +40%: passes
     with SessionLocal() as session:
         assert check_gates(session=session, now=applied + GATE_INTERVAL) == []
-    _samples(host_id, applied + GATE_INTERVAL + timedelta(seconds=1), 3, 200, extra=cpu(25.0))
+    _samples(host_id, applied + GATE_INTERVAL + timedelta(seconds=1), 3, 200, worker_cpu_pct=25.0)
     with SessionLocal() as session:
         assert len(check_gates(session=session, now=applied + GATE_INTERVAL * 2)) == 1
         rollout = session.get(Rollout, rollout_id)

@@ -47,16 +47,13 @@ def test_percentile_needs_enough_samples_to_be_sustained() -> None:
 
 
 def test_nginx_cpu_shares_prefer_workers_and_divide_by_the_cores() -> None:
-    extras = [
-        {
-            "cpu": {"per_core_pct": [0.0] * 4},
-            "nginx_processes": {"cpu_pct": 90.0, "worker_cpu_pct": 80.0},
-        },
-        {"nginx_processes": {"cpu_pct": 50.0, "worker_cpu_pct": 40.0}},
-    ]
+    readings = [(4, 80.0, 90.0), (None, 40.0, 50.0)]
     # 80% of one core on 4 cores is 20% of the host; the second sample uses the facts' 2 cores.
-    assert nginx_cpu_shares(extras, 2) == ([20.0, 20.0], "workers")
-    older = [{"nginx_processes": {"cpu_pct": 60.0}}, None, {}]
+    assert nginx_cpu_shares(readings, 2) == ([20.0, 20.0], "workers")
+    older: list[tuple[int | None, float | None, float | None]] = [
+        (None, None, 60.0),
+        (None, None, None),
+    ]
     assert nginx_cpu_shares(older, 4) == ([15.0], "master+workers")
     # Without any core count the share cannot be known.
     assert nginx_cpu_shares(older, None) == ([], None)
@@ -71,10 +68,9 @@ def test_metrics_window_reports_nginx_cpu_not_the_hosts(db_session: Session) -> 
             seq,
             now - timedelta(seconds=10 * (30 - seq)),
             cpu_pct=95.0,
-            extra={
-                "cpu": {"per_core_pct": [95.0, 95.0]},
-                "nginx_processes": {"cpu_pct": 11.0, "worker_cpu_pct": 10.0 + (seq == 30) * 180},
-            },
+            cpu_cores=2,
+            nginx_cpu_pct=11.0,
+            worker_cpu_pct=10.0 + (seq == 30) * 180,
         )
         for seq in range(1, 31)
     ]

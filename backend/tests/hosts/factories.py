@@ -60,7 +60,6 @@ def sample_values(host_id: int, seq: int, ts: datetime, **figures: Any) -> dict[
         ts=ts,
         nginx_up=True,
         stub_status_available=True,
-        extra={},
     )
     row.update(figures)
     return row
