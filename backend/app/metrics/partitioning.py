@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from app.core.partitions import (
@@ -21,6 +22,7 @@ from app.core.partitions import (
     drop_detached,
     ensure_partitions,
     expire,
+    seal_ended,
 )
 from app.metrics.bucketing import SeriesSource
 from app.metrics.settings import RetentionSettings
@@ -98,3 +100,20 @@ def expire_all(
 def drop_expired(*, session: Session) -> list[str]:
     """Drop the partitions expire_all detached (once its transaction is committed); commits."""
     return drop_detached(session=session, specs=ALL)
+
+
+# Samples and their rollups get their indexes rebuilt once a partition's period has ended
+# (app.core.partitions.seal_ended). Late rows still arrive (a replayed spool, the rollups'
+# lookback of up to two hours), so a partition is sealed this long after its end.
+SEALED = (SAMPLES, SAMPLE_ROLLUPS_1M, SAMPLE_ROLLUPS_1H)
+SEAL_AFTER = timedelta(hours=3)
+
+
+def seal_all(*, engine: Engine, now: datetime) -> list[str]:
+    """Rebuild the indexes of the samples' and rollups' partitions ended SEAL_AFTER ago."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        return [
+            name
+            for spec in SEALED
+            for name in seal_ended(connection=connection, spec=spec, before=now - SEAL_AFTER)
+        ]

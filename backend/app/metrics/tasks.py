@@ -8,7 +8,7 @@ from datetime import datetime
 from kombu.exceptions import KombuError
 from redis.exceptions import RedisError
 
-from app.core.db import SessionLocal, utcnow
+from app.core.db import SessionLocal, get_engine, utcnow
 from app.metrics import partitioning, rollups
 from app.metrics.settings import get_retention
 from app.worker.celery_app import celery_app
@@ -72,3 +72,11 @@ def create_partitions() -> None:
         created = partitioning.create_ahead(session=session, now=utcnow())
     if created:
         log.info("partitions created: %s", ", ".join(created))
+
+
+@celery_app.task(name="metrics.seal_partitions", **TRANSIENT_RETRY_POLICY)
+def seal_partitions() -> None:
+    """Rebuild the indexes of the samples' and rollups' partitions whose period has ended."""
+    sealed = partitioning.seal_all(engine=get_engine(), now=utcnow())
+    if sealed:
+        log.info("partitions sealed (indexes rebuilt): %s", ", ".join(sealed))

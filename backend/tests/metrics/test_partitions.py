@@ -6,7 +6,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from app.core.db import SessionLocal, utcnow
+from app.core.db import SessionLocal, get_engine, utcnow
 from app.core.partitions import Period, drop_detached, ensure_partitions, expire
 from app.metrics import partitioning, rollups
 from app.metrics.bucketing import SeriesSource
@@ -125,6 +125,44 @@ def test_retention_drops_whole_expired_partitions_and_keeps_the_others(
     assert db_session.scalars(select(Sample.seq).order_by(Sample.seq)).all() == [2, 3]
     # Minute rollups are kept 30 days: none of the five days' partitions went.
     assert removed["1m"].partitions == ()
+
+
+def test_ended_partitions_get_their_indexes_rebuilt_once(
+    db_session: Session, extra_partitions: None
+) -> None:
+    hosts = [make_host(hostname=f"web-{i}").id for i in range(40)]
+    now = utcnow()
+    ended = now - timedelta(days=1)
+    ensure_partitions(
+        session=db_session, specs=[partitioning.SAMPLES], now=ended, ahead=timedelta(0)
+    )
+    db_session.commit()
+    start = Period.quarter_day.floor(ended)
+    # In time order across hosts, as ingest writes them: each host's keys grow mid-index.
+    insert_samples(db_session, [
+        sample_values(host_id, seq, start + timedelta(seconds=10 * seq), active=seq)
+        for seq in range(1, 301)
+        for host_id in hosts
+    ])  # fmt: skip
+    name = raw_partition(ended)
+    index_size = f"SELECT pg_relation_size('{name}_pkey')"
+    before = db_session.scalar(text(index_size))
+    db_session.commit()
+    sealed = partitioning.seal_all(engine=get_engine(), now=now)
+    assert sealed == [name]
+    after = db_session.scalar(text(index_size))
+    # Packed to the fillfactor: clearly fewer pages than the time-ordered inserts left.
+    assert after < 0.8 * before
+    assert partitioning.seal_all(engine=get_engine(), now=now) == []
+    # The partition being written is not sealed, and the rows are all there, key and all.
+    assert raw_partition(now) not in sealed
+    assert db_session.scalar(select(func.count()).select_from(Sample)) == 40 * 300
+    assert (
+        insert_skipping_duplicates(
+            db_session, [sample_values(hosts[0], 7, start + timedelta(seconds=70))]
+        )
+        == set()
+    )
 
 
 def test_expiry_of_one_resolution_leaves_the_other_alone(

@@ -15,6 +15,7 @@ def test_every_periodic_task_expires_and_is_registered() -> None:
         "metrics-rollup",
         "metrics-retention",
         "metrics-partitions",
+        "metrics-seal-partitions",
         "auth-purge-expired-sessions",
         "configs-reanalyze-fleet",
         "configs-apply-expired-acks",
