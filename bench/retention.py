@@ -74,18 +74,21 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     return Options(quick=args.quick, hosts=hosts)
 
 
-def fill(conn: psycopg.Connection, table: str, hosts: int) -> float:
-    """Write a day of samples for `hosts` hosts into table; return the seconds it took."""
+def fill(conn: psycopg.Connection, table: str, hosts: int) -> tuple[float, int, float]:
+    """Write a day of samples for `hosts` hosts into table and seal it; return the seconds the
+    writing took, the bytes written (heap and indexes) and the seconds the sealing took."""
     began = time.perf_counter()
     conn.execute(
         FILL.format(table=table, per_day=SAMPLES_PER_DAY),  # type: ignore[arg-type]
         {"day": DAY, "hosts": hosts},
     )
     conn.execute(f"VACUUM ANALYZE {table}")
+    written = conn.execute(f"SELECT pg_total_relation_size('{table}')").fetchone()[0]
+    filled = time.perf_counter()
     # As retention finds a partition: sealed days before it expires (indexes rebuilt once
-    # its period ended, app.metrics.partitioning.seal_all).
-    conn.execute(f"REINDEX TABLE {table}")
-    return time.perf_counter() - began
+    # its period ended, app.metrics.partitioning.seal_all; CONCURRENTLY as the task does).
+    conn.execute(f"REINDEX TABLE CONCURRENTLY {table}")
+    return filled - began, int(written), time.perf_counter() - filled
 
 
 def timed(conn: psycopg.Connection, statements: Sequence[str]) -> float:
@@ -119,9 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "FOR VALUES FROM ('2026-01-01 00:00:00+00') TO ('2026-01-02 00:00:00+00')"
             )
             conn.execute("CREATE TABLE samples_plain (LIKE samples INCLUDING ALL)")
-            fill_s = fill(conn, PARTITION, options.hosts) + fill(
-                conn, "samples_plain", options.hosts
-            )
+            fill_s, written, seal_s = fill(conn, PARTITION, options.hosts)
+            fill_s += fill(conn, "samples_plain", options.hosts)[0]
             rows = conn.execute(f"SELECT count(*) FROM {PARTITION}").fetchone()[0]  # noqa: S608
             plain_rows = conn.execute("SELECT count(*) FROM samples_plain").fetchone()[0]
             size = conn.execute(f"SELECT pg_total_relation_size('{PARTITION}')").fetchone()[0]
@@ -148,9 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"nginx-fleet retention benchmark, {when}{' (--quick)' if options.quick else ''}")
     print(
         f"setup: a day of 10 s samples of {options.hosts} hosts = {rows} rows "
-        f"({size / 1e6:.0f} MB with indexes) in partition {PARTITION}, and the same "
+        f"({size / 1e6:.0f} MB with indexes, sealed) in partition {PARTITION}, and the same "
         f"{plain_rows} rows in a plain table; filled in {fill_s:.1f} s "
         f"(a day at 10,000 hosts is {10_000 * SAMPLES_PER_DAY:,} rows)"
+    )
+    print(
+        f"sealing the partition (REINDEX TABLE CONCURRENTLY): {seal_s:.1f} s, "
+        f"{written / 1e6:.0f} MB as written -> {size / 1e6:.0f} MB"
     )
     total_s = detach_s + key_s + drop_s
     print(f"DETACH of the day's partition (samples locked)     {ms(detach_s)}")

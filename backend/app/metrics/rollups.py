@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, literal, select
+from sqlalchemy import and_, delete, func, literal, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -92,9 +92,16 @@ def _upsert_rollups(
     )
     target = ["host_id", "resolution", "bucket_start", "sample_count", *aggregates]
     statement = insert_for(session, _rollups).from_select(target, query)
+    # Each run re-aggregates the last minutes and hours: only buckets whose figures changed
+    # (a sample arrived, rates were recomputed) are rewritten. An unchanged bucket rewritten
+    # every minute would leave a dead row version, and a new index entry, each time.
+    changed = or_(
+        *(_rollups.c[name].is_distinct_from(statement.excluded[name]) for name in target[3:])
+    )
     statement = statement.on_conflict_do_update(
         index_elements=["host_id", "resolution", "bucket_start"],
         set_={name: statement.excluded[name] for name in target[3:]},
+        where=changed,
     )
     result = session.execute(statement)
     return int(getattr(result, "rowcount", 0) or 0)

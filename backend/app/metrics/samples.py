@@ -120,20 +120,33 @@ def _insert_skipping_duplicates(dialect: str) -> Any:
     return insert_for_dialect(dialect, _samples).on_conflict_do_nothing().returning(_samples.c.seq)
 
 
-def stored_seqs(session: Session, *, host_id: int, seqs: Sequence[int]) -> set[int]:
-    """Which of seqs the host has stored already, whatever their ts.
+def stored_seqs(
+    session: Session, *, host_id: int, rows: Sequence[Mapping[str, Any]], newest_seq: int | None
+) -> set[int]:
+    """Which seqs of rows the host has stored already, whatever their ts.
 
-    The key leads with (host_id, ts), not seq: one range condition on seq lets PostgreSQL
-    read the host's index entries once per partition (index-only), where `seq IN (...)`
-    may rescan them for every seq. Only a push reaching back before the newest stored
-    sample comes here."""
-    if not seqs:
+    A resend carries each sample's same ts: looked up on the key's (host_id, ts) prefix over
+    the push's time span (one range scan of the host's entries in it). A seq not found there
+    can be stored under another ts only if it is not above the newest stored seq; those (rare:
+    a late sample, a resend with a changed ts) are looked for among all the host's index
+    entries in one scan with a range on seq (`seq IN (...)` could rescan them per seq)."""
+    if not rows:
         return set()
-    wanted = set(seqs)
-    query = select(_samples.c.seq).where(
-        _samples.c.host_id == host_id, _samples.c.seq.between(min(wanted), max(wanted))
+    pushed = {(row["seq"], row["ts"]) for row in rows}
+    times = [ts for _seq, ts in pushed]
+    same_ts = select(_samples.c.seq, _samples.c.ts).where(
+        _samples.c.host_id == host_id, _samples.c.ts.between(min(times), max(times))
     )
-    return {seq for seq in session.scalars(query) if seq in wanted}
+    stored = {seq for seq, ts in session.execute(same_ts) if (seq, ts) in pushed}
+    unsure = {seq for seq, _ts in pushed if seq not in stored}
+    if newest_seq is not None:
+        unsure = {seq for seq in unsure if seq <= newest_seq}
+    if unsure:
+        any_ts = select(_samples.c.seq).where(
+            _samples.c.host_id == host_id, _samples.c.seq.between(min(unsure), max(unsure))
+        )
+        stored |= {seq for seq in session.scalars(any_ts) if seq in unsure}
+    return stored
 
 
 def insert_samples(session: Session, rows: Sequence[dict[str, Any]]) -> set[int]:
@@ -254,7 +267,7 @@ def store_samples(
     else:
         # The protocol's key is (host_id, seq), but the partitioned table's includes ts: a seq
         # stored before under another ts would not conflict, so replays are filtered here.
-        known = stored_seqs(session, host_id=host_id, seqs=[row["seq"] for row in rows])
+        known = stored_seqs(session, host_id=host_id, rows=rows, newest_seq=newest_seq)
         fresh = [row for row in rows if row["seq"] not in known]
         inserted = insert_samples(session, fresh) if fresh else set()
     if not appends and inserted:

@@ -12,6 +12,7 @@ from app.metrics import partitioning, rollups
 from app.metrics.bucketing import SeriesSource
 from app.metrics.models import Sample, SampleRollup
 from app.metrics.samples import insert_samples as insert_skipping_duplicates
+from app.metrics.samples import stored_seqs
 from app.metrics.series import blended_rows, series_query
 from app.metrics.settings import RetentionSettings
 from sqlalchemy import func, select, text
@@ -282,3 +283,27 @@ def test_period_arithmetic() -> None:
     assert Period.quarter_day.floor(december) == datetime(2030, 12, 17, tzinfo=UTC)
     assert Period.quarter_day.suffix(datetime(2030, 12, 17, 18, tzinfo=UTC)) == "2030121718"
     assert Period.quarter_day.parse("20301217") is None
+
+
+def test_stored_seqs_are_found_by_their_ts_on_the_key_and_by_seq_otherwise(
+    db_session: Session,
+) -> None:
+    host = make_host()
+    start = utcnow() - timedelta(minutes=5)
+    insert_samples(db_session, [
+        sample_values(host.id, seq, start + timedelta(seconds=10 * seq)) for seq in (1, 2, 3)
+    ])  # fmt: skip
+    resent = [{"seq": seq, "ts": start + timedelta(seconds=10 * seq)} for seq in (1, 2, 3, 4)]
+    assert stored_seqs(db_session, host_id=host.id, rows=resent, newest_seq=3) == {1, 2, 3}
+    # Seq 2 again under another ts is still stored; seq 4 above the newest is not looked for.
+    moved = [{"seq": 2, "ts": start}, {"seq": 4, "ts": start}]
+    assert stored_seqs(db_session, host_id=host.id, rows=moved, newest_seq=3) == {2}
+    # The resend's lookup is a range on the key's (host_id, ts) prefix, not a filter.
+    db_session.execute(text("SET LOCAL enable_seqscan = off"))
+    statement = select(Sample.seq, Sample.ts).where(
+        Sample.host_id == host.id, Sample.ts.between(start, start + timedelta(seconds=30))
+    )
+    compiled = statement.compile(db_session.get_bind(), compile_kwargs={"literal_binds": True})
+    plan = "\n".join(db_session.scalars(text(f"EXPLAIN {compiled}")))
+    assert "pkey" in plan and "Filter" not in plan, plan
+    assert "Index Cond: ((host_id = " in plan and "(ts >= " in plan, plan

@@ -10,7 +10,7 @@ from app.core.partitions import Period, ensure_partitions
 from app.metrics import partitioning, rollups
 from app.metrics.models import Sample, SampleRollup
 from app.metrics.settings import RetentionSettings
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from tests.hosts.factories import insert_samples, make_host, sample_values
@@ -30,6 +30,12 @@ def rollup_rows(session: Session, resolution: str) -> list[SampleRollup]:
         .order_by(SampleRollup.bucket_start)
     )
     return list(session.scalars(query))
+
+
+def row_versions(session: Session) -> list[tuple[str, str]]:
+    """(resolution, xmin) of every rollup row: xmin changes when a row is rewritten."""
+    query = text("SELECT resolution, xmin::text FROM sample_rollups ORDER BY resolution")
+    return [(resolution, xmin) for resolution, xmin in session.execute(query)]
 
 
 def test_recent_rollups_average_and_keep_maxima(db_session: Session) -> None:
@@ -65,13 +71,17 @@ def test_rollups_are_idempotent_and_pick_up_late_samples(db_session: Session) ->
     minute = minute_floor(now) - timedelta(minutes=3)
     insert_samples(db_session, [sample_values(host.id, 1, minute, cpu_pct=10.0)])
     rollups.rollup_recent(session=db_session, now=now)
+    versions = row_versions(db_session)
     rollups.rollup_recent(session=db_session, now=now)
+    # Nothing changed: no bucket was rewritten (the same row versions, by transaction id).
+    assert row_versions(db_session) == versions
     [row] = rollup_rows(db_session, "1m")
     assert row.sample_count == 1
     insert_samples(
         db_session, [sample_values(host.id, 2, minute + timedelta(seconds=30), cpu_pct=30.0)]
     )
     rollups.rollup_recent(session=db_session, now=now)
+    assert row_versions(db_session) != versions
     [row] = rollup_rows(db_session, "1m")
     assert row.sample_count == 2
     assert row.cpu_pct_avg == pytest.approx(20.0)
