@@ -299,28 +299,34 @@ def drop_detached(*, session: Session, specs: Iterable[TimePartitioning]) -> lis
 SEALED = "nginx-fleet: sealed"
 
 
-def seal_ended(*, connection: Connection, spec: TimePartitioning, before: datetime) -> list[str]:
-    """Rebuild the indexes of spec's partitions whose period ended before `before` and that
-    were not rebuilt yet; returns their names. A no-op on SQLite.
+def ended_unsealed(
+    *, connection: Connection, spec: TimePartitioning, before: datetime
+) -> list[tuple[str, datetime]]:
+    """(name, end) of spec's partitions whose period ended before `before` and that are not
+    sealed yet; empty on SQLite."""
+    if not _is_postgresql(connection):
+        return []
+    found = []
+    for name, start in _partitions_of(connection, spec):
+        end = spec.period.next(start)
+        if end > before:
+            continue
+        comment = connection.scalar(
+            text("SELECT obj_description(to_regclass(:name), 'pg_class')"), {"name": name}
+        )
+        if comment != SEALED:
+            found.append((name, end))
+    return found
+
+
+def seal(*, connection: Connection, name: str) -> None:
+    """Rebuild a partition's indexes and mark it sealed.
 
     Rows arrive in time order across hosts, so each host's run of keys grows in the middle of
     the index: its pages split in halves that never fill again (measured ~55% full). Rebuilt
     once no more rows are expected, an index is packed to its fillfactor (90%). REINDEX
     CONCURRENTLY blocks neither reads nor late writes; it cannot run in a transaction, so the
     connection must be in autocommit mode."""
-    if not _is_postgresql(connection):
-        return []
-    sealed = []
-    for name, start in _partitions_of(connection, spec):
-        if spec.period.next(start) > before:
-            continue
-        comment = connection.scalar(
-            text("SELECT obj_description(to_regclass(:name), 'pg_class')"), {"name": name}
-        )
-        if comment == SEALED:
-            continue
-        table = _q(connection, name)
-        connection.execute(text(f"REINDEX TABLE CONCURRENTLY {table}"))
-        connection.execute(text(f"COMMENT ON TABLE {table} IS '{SEALED}'"))
-        sealed.append(name)
-    return sealed
+    table = _q(connection, name)
+    connection.execute(text(f"REINDEX TABLE CONCURRENTLY {table}"))
+    connection.execute(text(f"COMMENT ON TABLE {table} IS '{SEALED}'"))

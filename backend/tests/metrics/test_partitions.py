@@ -134,9 +134,11 @@ def test_ended_partitions_get_their_indexes_rebuilt_once(
     hosts = [make_host(hostname=f"web-{i}").id for i in range(40)]
     now = utcnow()
     ended = now - timedelta(days=1)
-    ensure_partitions(
-        session=db_session, specs=[partitioning.SAMPLES], now=ended, ahead=timedelta(0)
-    )
+    older = ended - timedelta(hours=6)
+    for moment in (older, ended):
+        ensure_partitions(
+            session=db_session, specs=[partitioning.SAMPLES], now=moment, ahead=timedelta(0)
+        )
     db_session.commit()
     start = Period.quarter_day.floor(ended)
     # In time order across hosts, as ingest writes them: each host's keys grow mid-index.
@@ -154,6 +156,8 @@ def test_ended_partitions_get_their_indexes_rebuilt_once(
     after = db_session.scalar(text(index_size))
     # Packed to the fillfactor: clearly fewer pages than the time-ordered inserts left.
     assert after < 0.8 * before
+    # One partition per run, the most recently ended first; then none is left.
+    assert partitioning.seal_all(engine=get_engine(), now=now) == [raw_partition(older)]
     assert partitioning.seal_all(engine=get_engine(), now=now) == []
     # The partition being written is not sealed, and the rows are all there, key and all.
     assert raw_partition(now) not in sealed
