@@ -22,7 +22,7 @@ from app.access_log.fields import (
     UPSTREAM_COUNTERS,
     UPSTREAM_SKETCHES,
 )
-from app.access_log.packed import PackedSketch, pack, unpack
+from app.access_log.packed import PackedSketch, add_into, pack
 
 # Paths a bucket keeps per site: the most frequent and the slowest (by mean time) this many.
 TOP_PATHS_KEPT = 20
@@ -62,16 +62,15 @@ class SketchCounts:
 
     def add(self, data: bytes | memoryview | Mapping[str, Any]) -> None:
         """Add the counts of a stored sketch: packed bytes, or the protocol form."""
-        if isinstance(data, Mapping):
-            zero = int(data.get("zero", 0))
-            more = {int(index): int(count) for index, count in data.get("bins", {}).items()}
-        else:
-            zero, more = unpack(bytes(data))
-        self.zero += zero
         bins = self.bins
+        if not isinstance(data, Mapping):
+            self.zero += add_into(data if isinstance(data, bytes) else bytes(data), bins)
+            return
+        self.zero += int(data.get("zero", 0))
         get = bins.get
-        for index, count in more.items():
-            bins[index] = get(index, 0) + count
+        for key, count in data.get("bins", {}).items():
+            index = int(key)
+            bins[index] = get(index, 0) + int(count)
 
     def merge(self, other: SketchCounts) -> None:
         """Add the counts of another sum."""

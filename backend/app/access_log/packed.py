@@ -49,6 +49,8 @@ def _width(largest: int) -> int:
 
 
 def _varint(value: int) -> bytes:
+    if value < 0x80:
+        return bytes((value,))
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
@@ -71,7 +73,8 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
 def pack(zero: int, bins: Mapping[int, int], *, deflate: bool = False) -> bytes:
     """The packed form of a sketch (empty bins are left out), its body deflated when asked
     and shorter."""
-    packed = _pack(zero, bins)
+    pairs = sorted([(index, count) for index, count in bins.items() if count])
+    packed = _pack_sorted(zero, pairs)
     if deflate and len(packed) > 16:
         compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS)
         body = compressor.compress(packed[1:]) + compressor.flush()
@@ -80,66 +83,82 @@ def pack(zero: int, bins: Mapping[int, int], *, deflate: bool = False) -> bytes:
     return packed
 
 
-def _pack(zero: int, bins: Mapping[int, int]) -> bytes:
-    if zero < 0 or any(count < 0 for count in bins.values()):
-        raise ValueError("sketch counts must not be negative")
-    indexes = sorted(index for index, count in bins.items() if count)
+def _pack_sorted(zero: int, pairs: list[tuple[int, int]]) -> bytes:
+    """pack() of the bins as (index, count) in index order (empty ones are left out)."""
+    if zero < 0 or any(count <= 0 for _index, count in pairs):
+        if zero < 0 or any(count < 0 for _index, count in pairs):
+            raise ValueError("sketch counts must not be negative")
+        pairs = [(index, count) for index, count in pairs if count]
     head = _varint(zero)
-    if not indexes:
+    if not pairs:
         return bytes([_EMPTY]) + head
+    indexes = [index for index, _count in pairs]
+    counts = [count for _index, count in pairs]
     first, last = indexes[0], indexes[-1]
-    count_code = _width(max(bins[index] for index in indexes))
+    count_code = _width(max(counts))
     count_size = 1 << count_code
     gaps = [0, *(b - a for a, b in pairwise(indexes))]
     gap_code = _width(max(gaps))
-    dense_size = (last - first + 1) * count_size
-    sparse_size = len(indexes) * (count_size + (1 << gap_code))
+    span = last - first + 1
     head += _varint(first << 1 if first >= 0 else (-first << 1) - 1)
     count_format = _FORMATS[count_code]
-    if dense_size <= sparse_size:
-        n = last - first + 1
-        counts = [bins.get(index, 0) for index in range(first, last + 1)]
-        body = struct.pack(f"<{n}{count_format}", *counts)
-        return bytes([_DENSE | count_code << 2]) + head + _varint(n) + body
-    n = len(indexes)
+    if span * count_size <= len(pairs) * (count_size + (1 << gap_code)):
+        dense = [0] * span
+        for index, count in pairs:
+            dense[index - first] = count
+        body = struct.pack(f"<{span}{count_format}", *dense)
+        return bytes([_DENSE | count_code << 2]) + head + _varint(span) + body
+    n = len(pairs)
     body = struct.pack(f"<{n}{_FORMATS[gap_code]}", *gaps) + struct.pack(
-        f"<{n}{count_format}", *(bins[index] for index in indexes)
+        f"<{n}{count_format}", *counts
     )
     return bytes([_SPARSE | count_code << 2 | gap_code << 4]) + head + _varint(n) + body
 
 
 def unpack(data: bytes) -> tuple[int, dict[int, int]]:
     """(zero, {bin index: count}) of a packed sketch."""
+    bins: dict[int, int] = {}
+    return add_into(data, bins), bins
+
+
+def add_into(data: bytes, bins: dict[int, int]) -> int:
+    """Add a packed sketch's bin counts into `bins`; returns its zero count. (The rollups'
+    inner loop: no intermediate dict per sketch.)"""
     header = data[0]
     if header & _DEFLATED:
         data = bytes([header]) + zlib.decompress(data[1:], _WBITS)
     layout, count_code, gap_code = header & 3, header >> 2 & 3, header >> 4 & 3
     zero, at = _read_varint(data, 1)
     if layout == _EMPTY:
-        return zero, {}
+        return zero
     encoded_first, at = _read_varint(data, at)
     first = encoded_first >> 1 if not encoded_first & 1 else -((encoded_first + 1) >> 1)
     n, at = _read_varint(data, at)
     count_format = f"<{n}{_FORMATS[count_code]}"
+    get = bins.get
     if layout == _DENSE:
-        counts = struct.unpack_from(count_format, data, at)
-        return zero, {first + i: count for i, count in enumerate(counts) if count}
+        for index, count in enumerate(struct.unpack_from(count_format, data, at), first):
+            if count:
+                bins[index] = get(index, 0) + count
+        return zero
     gap_format = f"<{n}{_FORMATS[gap_code]}"
     gaps = struct.unpack_from(gap_format, data, at)
     counts = struct.unpack_from(count_format, data, at + struct.calcsize(gap_format))
-    bins: dict[int, int] = {}
     index = first
     for gap, count in zip(gaps, counts, strict=True):
         index += gap
-        bins[index] = count
-    return zero, bins
+        bins[index] = get(index, 0) + count
+    return zero
 
 
 def pack_protocol(data: Mapping[str, Any], *, deflate: bool = False) -> bytes:
     """The packed form of a sketch in the protocol's form ({"zero": z, "bins": {"i": c}})."""
     bins = data.get("bins") or {}
     zero = int(data.get("zero", 0))
-    return pack(zero, {int(index): int(count) for index, count in bins.items()}, deflate=deflate)
+    if deflate:
+        return pack(zero, {int(index): int(count) for index, count in bins.items()}, deflate=True)
+    # The push path (validated protocol bins): sorted once as integers, no intermediate dict.
+    return _pack_sorted(zero, sorted(zip(map(int, bins), map(int, bins.values()), strict=True)))
 
 
 def unpack_protocol(data: bytes) -> dict[str, Any]:
