@@ -85,8 +85,13 @@ def _specs(layout: Layout, *, packed: bool) -> list[tuple[TimePartitioning, time
 def _rename_old(table: str) -> None:
     """Move a table, its partitions and its constraint names out of the way."""
     bind = op.get_bind()
+    # pg_inherits rather than pg_partition_tree (PostgreSQL 12+): the tables need 11+.
     tree = bind.scalars(
-        sa.text("SELECT relid::text FROM pg_partition_tree(:table) ORDER BY level DESC"),
+        sa.text(
+            "WITH RECURSIVE tree(oid, level) AS (SELECT to_regclass(:table)::oid, 0 UNION ALL "
+            "SELECT i.inhrelid, t.level + 1 FROM pg_inherits i JOIN tree t ON i.inhparent = t.oid) "
+            "SELECT oid::regclass::text FROM tree ORDER BY level DESC"
+        ),
         {"table": table},
     ).all()
     for name in tree:
