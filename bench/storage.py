@@ -12,7 +12,11 @@ floats as double precision).
 
 Assumptions (printed): 10,000 hosts pushing every 10 s; 5 sites per host, each with traffic
 in every interval (~60 requests per 10 s per site, request and upstream times logged), one
-upstream address per site; top paths off (the agent's default).
+upstream address per site; top paths off (the agent's default). The access-log tables are
+projected at their own retention (app.access_log.settings: raw 6 h in hourly partitions, 1m
+8 d, 1h 90 d), per busy site of a host and for 1 and 5 busy sites per host; their sketches
+are stored packed (app.access_log.packed), and the JSON they were stored as before is measured
+in the same run as the baseline.
 Run: .venv/bin/python bench/storage.py [--quick] [--rows N]
 """
 
@@ -32,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from app.access_log.packed import pack_protocol
+from app.access_log.settings import LogRetentionSettings
 from nginx_fleet_analyzer.latency_sketch import Sketch
 
 from harness import control_plane as cp
@@ -50,6 +56,14 @@ RAW_PARTITION_DAYS, MINUTE_PARTITION_DAYS, HOUR_PARTITION_DAYS = 0.25, 1, 31
 RAW_KEPT_DAYS = RAW_DAYS + RAW_PARTITION_DAYS
 MINUTE_KEPT_DAYS = MINUTE_DAYS + MINUTE_PARTITION_DAYS
 HOUR_KEPT_DAYS = HOUR_DAYS + HOUR_PARTITION_DAYS
+# The access-log tables' own default retention (app.access_log.settings), raw rows in hourly
+# partitions; kept: the retention plus one partition not yet wholly expired.
+LOG_RETENTION = LogRetentionSettings()
+LOG_RAW_DAYS = LOG_RETENTION.raw_hours / 24
+LOG_MINUTE_DAYS, LOG_HOUR_DAYS = LOG_RETENTION.minute_days, LOG_RETENTION.hour_days
+LOG_RAW_KEPT_DAYS = LOG_RAW_DAYS + 1 / 24
+LOG_MINUTE_KEPT_DAYS = LOG_MINUTE_DAYS + 0.25
+LOG_HOUR_KEPT_DAYS = LOG_HOUR_DAYS + 1
 
 
 @dataclass(frozen=True)
@@ -219,16 +233,27 @@ COUNTERS = (
 )
 
 
-def _counters(rng: random.Random, parts: int, request_time: Any, upstream_time: Any) -> tuple:
+def stored_sketch(data: dict[str, Any], packed: bool, rollup: bool) -> Any:
+    """A sketch as its column stores it: packed bytes (deflated in rollups, as the rollup task
+    writes them), or JSON text (the layout before migration 0013)."""
+    return pack_protocol(data, deflate=rollup) if packed else json.dumps(data)
+
+
+def _counters(
+    rng: random.Random, parts: int, request_time: Any, upstream_time: Any, packed: bool
+) -> tuple:
     requests = REQUESTS_PER_SITE_INTERVAL * parts
     return (
         requests, 0, requests - 5, 2, 3, rng.randint(0, 1), 0, 0, 0, 0, 0, requests * 6000,
         requests - 6, requests // 2, requests // 3, 1, 0, 0, 0, 0, 0,
-        json.dumps(request_time), json.dumps(upstream_time),
+        stored_sketch(request_time, packed, parts > 1),
+        stored_sketch(upstream_time, packed, parts > 1),
     )  # fmt: skip
 
 
-def log_rows(count: int, rng: random.Random, resolution: str | None) -> Iterator[tuple[Any, ...]]:
+def log_rows(
+    count: int, rng: random.Random, resolution: str | None, packed: bool = True
+) -> Iterator[tuple[Any, ...]]:
     """log_stats rows (resolution None) or log_stats_rollups rows; sketches from a pool."""
     parts = {None: 1, "1m": 6, "1h": 360}[resolution]
     pool = [
@@ -241,11 +266,11 @@ def log_rows(count: int, rng: random.Random, resolution: str | None) -> Iterator
         key = (host // SITES + 1, ts, seq, site) if resolution is None else (
             host // SITES + 1, resolution, ts, site
         )  # fmt: skip
-        yield (*key, *_counters(rng, parts, *pool[i % len(pool)]))
+        yield (*key, *_counters(rng, parts, *pool[i % len(pool)], packed))
 
 
 def upstream_rows(
-    count: int, rng: random.Random, resolution: str | None
+    count: int, rng: random.Random, resolution: str | None, packed: bool = True
 ) -> Iterator[tuple[Any, ...]]:
     """log_upstream_stats rows (resolution None) or their rollups."""
     parts = {None: 1, "1m": 6, "1h": 360}[resolution]
@@ -257,7 +282,7 @@ def upstream_rows(
             host // SITES + 1, resolution, ts, site
         )  # fmt: skip
         yield (*key, "10.0.0.7:8080", REQUESTS_PER_SITE_INTERVAL * parts, 0,
-               json.dumps(pool[i % len(pool)]))  # fmt: skip
+               stored_sketch(pool[i % len(pool)], packed, parts > 1))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -296,27 +321,27 @@ TABLES = (
           HOSTS * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS, 2 * HOUR_PARTITION_DAYS),
     Table("log_stats (raw, per site)", "log_stats", f"host_id, ts, seq, site, {COUNTERS}",
           lambda n, r: log_rows(n, r, None),
-          SITE_ROWS * PER_DAY_RAW * RAW_KEPT_DAYS, RAW_KEPT_DAYS),
+          SITE_ROWS * PER_DAY_RAW * LOG_RAW_KEPT_DAYS, LOG_RAW_KEPT_DAYS),
     Table("log_stats_rollups 1m", "log_stats_rollups_1m",
           f"host_id, resolution, bucket_start, site, {COUNTERS}",
           lambda n, r: log_rows(n, r, "1m"),
-          SITE_ROWS * 1440 * MINUTE_KEPT_DAYS, MINUTE_KEPT_DAYS),
+          SITE_ROWS * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS),
     Table("log_stats_rollups 1h", "log_stats_rollups_1h",
           f"host_id, resolution, bucket_start, site, {COUNTERS}",
           lambda n, r: log_rows(n, r, "1h"),
-          SITE_ROWS * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS),
+          SITE_ROWS * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS),
     Table("log_upstream_stats (raw)", "log_upstream_stats",
           "host_id, ts, seq, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, None),
-          SITE_ROWS * UPSTREAMS_PER_SITE * PER_DAY_RAW * RAW_KEPT_DAYS, RAW_KEPT_DAYS),
+          SITE_ROWS * UPSTREAMS_PER_SITE * PER_DAY_RAW * LOG_RAW_KEPT_DAYS, LOG_RAW_KEPT_DAYS),
     Table("log_upstream_rollups 1m", "log_upstream_rollups_1m",
           "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, "1m"),
-          SITE_ROWS * UPSTREAMS_PER_SITE * 1440 * MINUTE_KEPT_DAYS, MINUTE_KEPT_DAYS),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS),
     Table("log_upstream_rollups 1h", "log_upstream_rollups_1h",
           "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, "1h"),
-          SITE_ROWS * UPSTREAMS_PER_SITE * 24 * HOUR_KEPT_DAYS, HOUR_KEPT_DAYS),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS),
 )  # fmt: skip
 
 
@@ -347,6 +372,65 @@ def measure(
     sealed = conn.execute(f"SELECT pg_total_relation_size('{probe}')").fetchone()[0]
     conn.execute(f"DROP TABLE {probe}")
     return int(size) / rows, int(sealed) / rows
+
+
+def measure_log_json(conn: psycopg.Connection, rows: int) -> dict[str, float]:
+    """Bytes per row of each access-log table with its sketches stored as JSON text, as
+    before migration 0013: the baseline of the packed form."""
+    measured = {}
+    for table in TABLES:
+        if not table.source.startswith("log"):
+            continue
+        probe = f"probe_json_{table.source}"
+        conn.execute(f"CREATE TABLE {probe} (LIKE {table.source}_default INCLUDING ALL)")
+        for column in ("request_time", "upstream_time", "response_time"):
+            if f" {column}" in table.columns:
+                conn.execute(
+                    f"ALTER TABLE {probe} ALTER COLUMN {column} TYPE json USING NULL::json"
+                )
+        resolution = None if "resolution" not in table.columns else table.source[-2:]
+        make = upstream_rows if table.source.startswith("log_upstream") else log_rows
+        with conn.cursor().copy(f"COPY {probe} ({table.columns}) FROM STDIN") as copy:
+            for row in make(rows, random.Random(7), resolution, packed=False):
+                copy.write_row(row)
+        conn.execute(f"VACUUM ANALYZE {probe}")
+        size = conn.execute(f"SELECT pg_total_relation_size('{probe}')").fetchone()[0]
+        conn.execute(f"DROP TABLE {probe}")
+        measured[table.source] = int(size) / rows
+    return measured
+
+
+def print_log_projection(
+    measured: Sequence[tuple[Table, tuple[float, float]]], as_json: dict[str, float]
+) -> None:
+    """The access-log tables: packed against JSON, and their disk per busy site of a host and
+    for 1 and 5 busy sites per host."""
+    print(
+        f"access-log retention: raw {LOG_RETENTION.raw_hours:g} h (kept up to "
+        f"{LOG_RAW_KEPT_DAYS * 24:g} h: hourly partitions), 1m {LOG_MINUTE_DAYS:g} d (up to "
+        f"{LOG_MINUTE_KEPT_DAYS:g}), 1h {LOG_HOUR_DAYS:g} d (up to {LOG_HOUR_KEPT_DAYS:g})"
+    )
+    per_site = 0.0
+    json_per_site = 0.0
+    for table, (per_row, _sealed) in measured:
+        if not table.source.startswith("log"):
+            continue
+        old = as_json[table.source]
+        print(
+            f"{table.label:30} packed {per_row:7.1f} bytes/row, JSON sketches {old:7.1f}: "
+            f"packed / JSON {per_row / old:.2f}x"
+        )
+        per_site += per_row * table.projected_rows / SITE_ROWS
+        json_per_site += old * table.projected_rows / SITE_ROWS
+    print(
+        f"access-log figures per busy site of a host: {per_site / 1e6:.1f} MB "
+        f"(JSON sketches at the same retention: {json_per_site / 1e6:.1f} MB)"
+    )
+    for sites in (1, SITES):
+        print(
+            f"access-log figures, {HOSTS} hosts with {sites} busy site(s) each: "
+            f"{per_site * HOSTS * sites / GB:.1f} GB"
+        )
 
 
 def floor_bytes(conn: psycopg.Connection, rows: int) -> float:
@@ -388,6 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             floor = floor_bytes(conn, options.rows)
             previous = previous_bytes(conn, options.rows)
             before, _ = measure(conn, TABLES[1], options.rows, before=True)
+            log_json = measure_log_json(conn, options.rows)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"nginx-fleet storage benchmark, {when}{' (--quick)' if options.quick else ''}")
     print(
@@ -428,6 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"before partitioning (double precision): sample_rollups {before:.1f} bytes/row; "
         f"now / before: {measured[1][1][0] / before:.2f}x as written"
     )
+    print_log_projection(measured, log_json)
     print(f"projected: samples and their rollups {metrics_total:.1f} GB; "
           f"access-log figures {total - metrics_total:.1f} GB; total {total:.1f} GB")  # fmt: skip
     print(

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent
 
 
@@ -147,3 +149,16 @@ def test_fleet_api_times_sorted_filtered_pages_against_health() -> None:
     assert re.search(r"fleet by score asc +n=3 .* p95/health", done.stdout), done.stdout
     assert "top findings" in done.stdout
     assert "check: replies sorted, filtered and counted: OK" in done.stdout
+
+
+def test_storage_projects_packed_access_log_figures_per_busy_site() -> None:
+    done = run_script("storage.py", "--rows", "200")
+    assert done.returncode == 0, done.stdout + done.stderr
+    ratios = re.findall(r"packed / JSON (\d+\.\d+)x", done.stdout)
+    # Six access-log tables, each smaller packed than with JSON sketches.
+    assert len(ratios) == 6 and all(float(r) < 1 for r in ratios), done.stdout
+    per_site = re.search(r"per busy site of a host: (\d+\.\d) MB", done.stdout)
+    assert per_site is not None, done.stdout
+    one = re.search(r"with 1 busy site\(s\) each: (\d+\.\d) GB", done.stdout)
+    five = re.search(r"with 5 busy site\(s\) each: (\d+\.\d) GB", done.stdout)
+    assert one and five and float(five[1]) == pytest.approx(5 * float(one[1]), rel=0.01)

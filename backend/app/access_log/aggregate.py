@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 from nginx_fleet_analyzer.latency_sketch import Sketch
-from sqlalchemy import JSON, Table, Text, cast
+from sqlalchemy import JSON, LargeBinary, Table, Text, cast, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.access_log.fields import (
@@ -22,6 +22,7 @@ from app.access_log.fields import (
     UPSTREAM_COUNTERS,
     UPSTREAM_SKETCHES,
 )
+from app.access_log.packed import PackedSketch, add_into, pack
 
 # Paths a bucket keeps per site: the most frequent and the slowest (by mean time) this many.
 TOP_PATHS_KEPT = 20
@@ -33,47 +34,68 @@ def decoded(value: Any) -> Any:
 
 
 def stored_columns(table: Table) -> list[ColumnElement[Any]]:
-    """Every column of a log table, the JSON ones as their text: orjson reads it several
-    times faster than the driver's json module, and rollups read every stored sketch."""
-    return [
-        cast(column, Text).label(column.name) if isinstance(column.type, JSON) else column
-        for column in table.c
-    ]
+    """Every column of a log table, the JSON ones as their text (orjson reads it several times
+    faster than the driver's json module) and the sketches as their packed bytes (decoding
+    them straight into counts spares building the protocol form of every stored sketch)."""
+    columns: list[ColumnElement[Any]] = []
+    for column in table.c:
+        if isinstance(column.type, JSON):
+            columns.append(cast(column, Text).label(column.name))
+        elif isinstance(column.type, PackedSketch):
+            columns.append(type_coerce(column, LargeBinary).label(column.name))
+        else:
+            columns.append(column)
+    return columns
 
 
 class SketchCounts:
-    """A sketch's counts added up in the protocol form ({"zero": z, "bins": {"i": c}}).
+    """A sketch's counts added up: zero values, and counts per bin index.
 
-    Merging sketches is adding counts; adding them keyed as stored spares building a Sketch
-    for every row. `sketch()` hands the sum to the analyzer's Sketch for quantiles."""
+    Merging sketches is adding counts; adding them as stored spares building a Sketch for every
+    row. `sketch()` hands the sum to the analyzer's Sketch for quantiles."""
 
     __slots__ = ("bins", "zero")
 
     def __init__(self) -> None:
         self.zero = 0
-        self.bins: dict[str, int] = {}
+        self.bins: dict[int, int] = {}
 
-    def add(self, data: Mapping[str, Any]) -> None:
-        """Add the counts of a stored sketch."""
-        self.zero += data.get("zero", 0)
+    def add(self, data: bytes | memoryview | Mapping[str, Any]) -> None:
+        """Add the counts of a stored sketch: packed bytes, or the protocol form."""
         bins = self.bins
+        if not isinstance(data, Mapping):
+            self.zero += add_into(data if isinstance(data, bytes) else bytes(data), bins)
+            return
+        self.zero += int(data.get("zero", 0))
         get = bins.get
-        for index, count in data.get("bins", {}).items():
-            bins[index] = get(index, 0) + count
+        for key, count in data.get("bins", {}).items():
+            index = int(key)
+            bins[index] = get(index, 0) + int(count)
 
     def merge(self, other: SketchCounts) -> None:
         """Add the counts of another sum."""
-        self.add({"zero": other.zero, "bins": other.bins})
+        self.zero += other.zero
+        bins = self.bins
+        for index, count in other.bins.items():
+            bins[index] = bins.get(index, 0) + count
+
+    def __bool__(self) -> bool:
+        return bool(self.zero) or any(self.bins.values())
+
+    def packed(self) -> bytes | None:
+        """The stored form of the sum (deflated: sums are stored by the rollups), or None when
+        it holds no value."""
+        return pack(self.zero, self.bins, deflate=True) if self else None
 
     def to_json(self) -> dict[str, Any] | None:
         """The protocol form of the sum, or None when it holds no value."""
-        if not self.zero and not any(self.bins.values()):
+        if not self:
             return None
-        return {"zero": self.zero, "bins": {i: c for i, c in self.bins.items() if c}}
+        return {"zero": self.zero, "bins": {str(i): c for i, c in sorted(self.bins.items()) if c}}
 
     def sketch(self) -> Sketch:
         """The sum as the analyzer's Sketch."""
-        return Sketch.from_json(self.to_json())
+        return Sketch(self.zero, {i: c for i, c in self.bins.items() if c})
 
 
 class Totals:
@@ -96,8 +118,8 @@ class Totals:
                 counters[name] = value if total is None else total + value
         for name, counts in self.sketches.items():
             data = row[name]
-            if data:
-                counts.add(decoded(data))
+            if data is not None:
+                counts.add(data)
 
     def merge(self, other: Totals) -> None:
         """Add everything another accumulator of the same figures holds."""
@@ -112,13 +134,13 @@ class Totals:
     def sketch(self, name: str) -> Sketch | None:
         """The named merged sketch, or None when no row carried a value in it."""
         counts = self.sketches[name]
-        return counts.sketch() if counts.to_json() is not None else None
+        return counts.sketch() if counts else None
 
     def as_row(self) -> dict[str, Any]:
-        """Counters and sketches in the stored form (sketches None when empty)."""
+        """Counters and sketches in the stored form (sketches packed, None when empty)."""
         row: dict[str, Any] = dict(self.counters)
         for name, counts in self.sketches.items():
-            row[name] = counts.to_json()
+            row[name] = counts.packed()
         return row
 
 

@@ -13,8 +13,10 @@ from sqlalchemy.orm import Session
 
 from app.access_log.fields import CACHE_COUNTERS, STATUS_COUNTERS
 from app.access_log.models import AccessLogFiles, LogStats, LogUpstreamStats
+from app.access_log.rollups import raw_kept_since
 from app.agents.access_log_schemas import AccessLog, SiteStats
 from app.agents.schemas import Sample as PushedSample
+from app.core.db import utcnow
 from app.metrics.sql import dialect_name, insert_for_dialect, table_of
 
 _stats = table_of(LogStats)
@@ -128,9 +130,12 @@ def store_access_logs(session: Session, stored: Iterable[tuple[int, PushedSample
     sites: list[dict[str, Any]] = []
     upstreams: list[dict[str, Any]] = []
     reports: dict[int, dict[str, Any]] = {}
+    # Rows older than the raw retention would never be rolled up (rollups.rollup_logs), and
+    # expired one by one from the DEFAULT partition: their figures are not kept.
+    oldest = raw_kept_since(utcnow())
     for host_id, sample in stored:
         log = sample.access_log
-        if log is None:
+        if log is None or sample.ts < oldest:
             continue
         site_rows, upstream_rows = log_rows(host_id, sample)
         sites += site_rows

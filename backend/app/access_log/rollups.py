@@ -31,6 +31,7 @@ from app.access_log.models import (
     LogUpstreamRollup,
     LogUpstreamStats,
 )
+from app.access_log.settings import get_log_retention
 from app.metrics.bucketing import SeriesSource
 from app.metrics.sql import insert_for, table_of
 
@@ -49,6 +50,11 @@ _stats_rollups = table_of(LogStatsRollup)
 _upstreams = table_of(LogUpstreamStats)
 _upstream_rollups = table_of(LogUpstreamRollup)
 _recent = table_of(AccessLogRecent)
+
+
+def raw_kept_since(now: datetime) -> datetime:
+    """Start of the oldest minute whose raw rows are all still kept."""
+    return bucket_of(now - get_log_retention().raw, 60) + timedelta(minutes=1)
 
 
 def bucket_of(moment: datetime, step_s: int) -> datetime:
@@ -181,9 +187,14 @@ def rollup_logs(
     hour_start = bucket_of(start, SeriesSource.hour.resolution_s)
     hour_end = bucket_of(end - timedelta(microseconds=1), SeriesSource.hour.resolution_s)
     hour_end = min(hour_end + timedelta(hours=1), bucket_of(now, SeriesSource.hour.resolution_s))
-    minutes = _rollup_both(
-        session, resolution=SeriesSource.minute, start=minute_start, end=end, host_id=host_id
-    )
+    # A minute is rebuilt only while all its raw rows are kept: rebuilt from fewer, it would
+    # lose what the expired ones gave it (store_access_logs drops rows that old anyway).
+    minute_start = max(minute_start, raw_kept_since(now))
+    minutes = 0
+    if end > minute_start:
+        minutes = _rollup_both(
+            session, resolution=SeriesSource.minute, start=minute_start, end=end, host_id=host_id
+        )
     hours = 0
     if hour_end > hour_start:
         hours = _rollup_both(

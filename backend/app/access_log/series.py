@@ -1,12 +1,17 @@
-"""Reading access-log rows of a range from the table the range calls for, into figures."""
+"""Reading access-log rows of a range from the table the range calls for, into figures.
+
+A range read from the 1-minute rollups takes its last minutes from the raw rows instead: the
+rollup task rebuilds the newest minutes every minute (app.access_log.rollups), so the rollups
+of the last RAW_TAIL may be missing or partial, and the raw rows of that span always exist.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Result, Table, and_, func, select
+from sqlalchemy import Table, and_, func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -20,11 +25,11 @@ from app.access_log.aggregate import (
 from app.access_log.fields import SITE_COUNTERS
 from app.access_log.figures import hit_ratio, percentiles, status_share
 from app.access_log.models import LogStats, LogStatsRollup, LogUpstreamRollup, LogUpstreamStats
-from app.access_log.rollups import bucket_of
+from app.access_log.rollups import LOG_MINUTE_LOOKBACK, bucket_of
 from app.access_log.schemas import AccessLogFigures, AccessLogPoint, TopPathRead, UpstreamRead
+from app.access_log.settings import get_log_retention
 from app.core.config import get_settings
 from app.metrics.bucketing import SeriesPlan, SeriesSource, plan_series
-from app.metrics.settings import get_retention
 from app.metrics.sql import table_of
 
 _TABLES = {
@@ -35,19 +40,34 @@ _TABLES = {
 }
 
 
+# Minutes the rollup task may not have rolled up (completely) yet: its lookback and one more.
+RAW_TAIL = LOG_MINUTE_LOOKBACK + timedelta(minutes=1)
+
+
 def plan(start: datetime, end: datetime, now: datetime) -> SeriesPlan:
-    """The source table and bucket width of a range, chosen as for the host series."""
-    retention = get_retention()
+    """The source table and bucket width of a range, chosen as for the host series but by the
+    access-log tables' own retention: a range the raw rows no longer cover reads minutes, one
+    the minutes no longer cover (or too long for them) hours."""
+    retention = get_log_retention()
     return plan_series(
         start, end, now=now, raw_retention=retention.raw, minute_retention=retention.minute
     )
 
 
+def raw_tail_start(source: SeriesSource, end: datetime, now: datetime) -> datetime | None:
+    """Where a range read from minute rollups switches to raw rows (None: it does not)."""
+    if source is not SeriesSource.minute:
+        return None
+    cut = bucket_of(now - RAW_TAIL, SeriesSource.minute.resolution_s)
+    return cut if end > cut else None
+
+
 def range_figures(chosen: SeriesPlan) -> RangeFigures:
     """An empty RangeFigures for the plan's buckets and the time each of its rows covers."""
-    raw = chosen.source is SeriesSource.raw
-    interval_s = get_settings().push_interval_s if raw else chosen.source.resolution_s
-    return RangeFigures(step_s=chosen.step_s, interval_s=interval_s)
+    rollup_s = 0 if chosen.source is SeriesSource.raw else chosen.source.resolution_s
+    return RangeFigures(
+        step_s=chosen.step_s, raw_s=get_settings().push_interval_s, rollup_s=rollup_s
+    )
 
 
 def _selection(
@@ -73,6 +93,19 @@ def _selection(
     return table, ts, conditions
 
 
+def _parts(
+    source: SeriesSource, start: datetime, end: datetime, now: datetime
+) -> list[tuple[SeriesSource, datetime, datetime]]:
+    """The (source, start, end) pieces a range is read from: the planned source, and raw rows
+    for the tail of a range read from minutes."""
+    cut = raw_tail_start(source, end, now)
+    if cut is None:
+        return [(source, start, end)]
+    if cut <= start:
+        return [(SeriesSource.raw, start, end)]
+    return [(source, start, cut), (SeriesSource.raw, cut, end)]
+
+
 def rows_of(
     session: Session,
     kind: str,
@@ -82,12 +115,16 @@ def rows_of(
     sites: Sequence[str] = (),
     start: datetime,
     end: datetime,
-) -> Result[Any]:
+    now: datetime,
+) -> Iterator[Any]:
     """Site ('site') or upstream ('upstream') rows of the range, their time as `at`."""
-    table, ts, conditions = _selection(
-        kind, source, host_ids=host_ids, sites=sites, start=start, end=end
-    )
-    return session.execute(select(*stored_columns(table), ts.label("at")).where(and_(*conditions)))
+    for part, part_start, part_end in _parts(source, start, end, now):
+        table, ts, conditions = _selection(
+            kind, part, host_ids=host_ids, sites=sites, start=part_start, end=part_end
+        )
+        yield from session.execute(
+            select(*stored_columns(table), ts.label("at")).where(and_(*conditions))
+        )
 
 
 def site_requests(
@@ -97,19 +134,18 @@ def site_requests(
     host_ids: Sequence[int] | None,
     start: datetime,
     end: datetime,
+    now: datetime,
 ) -> list[tuple[str, int]]:
     """Every site of the range with its requests, most first (no sketch is read)."""
-    table, _ts, conditions = _selection(
-        "site", source, host_ids=host_ids, sites=(), start=start, end=end
-    )
-    total = func.sum(table.c.requests)
-    query = (
-        select(table.c.site, total)
-        .where(and_(*conditions))
-        .group_by(table.c.site)
-        .order_by(total.desc(), table.c.site)
-    )
-    return [(site, int(requests)) for site, requests in session.execute(query)]
+    totals: dict[str, int] = {}
+    for part, part_start, part_end in _parts(source, start, end, now):
+        table, _ts, conditions = _selection(
+            "site", part, host_ids=host_ids, sites=(), start=part_start, end=part_end
+        )
+        query = select(table.c.site, func.sum(table.c.requests)).where(and_(*conditions))
+        for site, requests in session.execute(query.group_by(table.c.site)):
+            totals[site] = totals.get(site, 0) + int(requests)
+    return sorted(totals.items(), key=lambda item: (-item[1], item[0]))
 
 
 def figures(totals: Totals, seconds: float) -> dict[str, Any]:
@@ -130,14 +166,16 @@ def figures(totals: Totals, seconds: float) -> dict[str, Any]:
 class RangeFigures:
     """Points and totals of site rows over a range, and its top paths.
 
-    A rate divides by the time the bucket's rows cover: a row stands for the `interval_s`
-    before its time (a sample's interval, or a rollup's minute or hour), so the bucket still
-    filling up and the one that starts before the range are neither diluted nor inflated."""
+    A rate divides by the time the bucket's rows cover: a raw row stands for the `raw_s` (a
+    sample's interval) before its time, a rollup row for the `rollup_s` (minute or hour) from
+    its start, so the bucket still filling up and the one that starts before the range are
+    neither diluted nor inflated."""
 
-    def __init__(self, *, step_s: int, interval_s: int) -> None:
-        self.step_s, self.interval_s = step_s, interval_s
+    def __init__(self, *, step_s: int, raw_s: int, rollup_s: int) -> None:
+        self.step_s = step_s
+        self.raw_s, self.rollup_s = timedelta(seconds=raw_s), timedelta(seconds=rollup_s)
         self.buckets: dict[datetime, Totals] = {}
-        # First and last row time per bucket.
+        # Start and end of the time the rows of each bucket cover.
         self.spans: dict[datetime, list[datetime]] = {}
         self.paths = PathTotals()
         self.hosts: set[int] = set()
@@ -147,21 +185,22 @@ class RangeFigures:
         values = row._mapping
         at = values["at"]
         bucket = bucket_of(at, self.step_s)
+        begins, ends = (at, at + self.rollup_s) if "resolution" in values else (at - self.raw_s, at)
         totals = self.buckets.get(bucket)
         if totals is None:
             totals = self.buckets[bucket] = site_totals()
-            self.spans[bucket] = [at, at]
+            self.spans[bucket] = [begins, ends]
         totals.add(values)
         span = self.spans[bucket]
-        span[0], span[1] = min(span[0], at), max(span[1], at)
+        span[0], span[1] = min(span[0], begins), max(span[1], ends)
         self.hosts.add(values["host_id"])
         if values["top_paths"]:
             self.paths.add(values["site"], values["top_paths"])
 
     def _seconds(self, bucket: datetime) -> float:
         """The time the rows of a bucket cover, at most its width."""
-        first, last = self.spans[bucket]
-        return min(float(self.step_s), (last - first).total_seconds() + self.interval_s)
+        begins, ends = self.spans[bucket]
+        return min(float(self.step_s), (ends - begins).total_seconds())
 
     def points(self) -> list[AccessLogPoint]:
         """One point per bucket with data, oldest first."""
@@ -195,7 +234,7 @@ class RangeFigures:
         ]
 
 
-def upstream_figures(rows: Result[Any]) -> list[UpstreamRead]:
+def upstream_figures(rows: Iterable[Any]) -> list[UpstreamRead]:
     """Upstream rows summed per address, most attempts first."""
     by_address: dict[str, Totals] = {}
     for row in rows:

@@ -52,7 +52,14 @@ def host_access_log(
     sites = [site] if site is not None else []
     figures = range_figures(chosen)
     for row in rows_of(
-        session, "site", chosen.source, host_ids=[host_id], sites=sites, start=start, end=end
+        session,
+        "site",
+        chosen.source,
+        host_ids=[host_id],
+        sites=sites,
+        start=start,
+        end=end,
+        now=now,
     ):
         figures.add(row)
     totals, total_figures = figures.total()
@@ -65,6 +72,7 @@ def host_access_log(
             sites=sites,
             start=start,
             end=end,
+            now=now,
         )
     )
     report = session.get(AccessLogFiles, host_id)
@@ -94,7 +102,7 @@ def host_access_log(
         sites=[
             SiteRead(site=name, requests=requests)
             for name, requests in site_requests(
-                session, chosen.source, host_ids=[host_id], start=start, end=end
+                session, chosen.source, host_ids=[host_id], start=start, end=end, now=now
             )
         ],
         files=_files_read(files or []),
@@ -126,6 +134,7 @@ def access_log_summary(
         sites=sites,
         start=start,
         end=end,
+        now=now,
     ):
         figures.add(row)
     return AccessLogSummaryRead(

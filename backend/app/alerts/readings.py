@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.access_log import figures
 from app.access_log.fields import CACHE_COUNTERS, STATUS_CLASSES
-from app.access_log.models import AccessLogRecent, LogStats
+from app.access_log.models import AccessLogRecent
+from app.access_log.window import counters_by_host
 from app.alerts.signals import SIGNALS, Source
 from app.changes.models import Change, ChangeStatus
 from app.configs.models import AnalysisStatus, ConfigAnalysis
@@ -169,25 +170,18 @@ def _from_hosts(hosts: Iterable[HostRow], signal: str, now: datetime, interval_s
 def _from_access_log(session: Session, signal: str, now: datetime, window_s: int) -> Readings:
     """5xx share and cache hit ratio over the window, summed over every site of a host."""
     names = ("requests", *STATUS_CLASSES, *CACHE_COUNTERS)
-    query = (
-        select(
-            LogStats.host_id,
-            *(func.sum(getattr(LogStats, name)).label(name) for name in names),
-        )
-        .where(LogStats.ts > now - timedelta(seconds=window_s), LogStats.ts <= now)
-        .group_by(LogStats.host_id)
+    sums = counters_by_host(
+        session=session, names=names, start=now - timedelta(seconds=window_s), end=now, now=now
     )
     readings: Readings = {}
-    for row in session.execute(query):
-        sums = row._mapping
-        counters = {name: None if sums[name] is None else int(sums[name]) for name in names}
+    for host_id, counters in sums.items():
         if signal == "share_5xx_pct":
             share = figures.status_share(counters, "status_5xx")
             volume = counters["requests"]
         else:
             share = figures.hit_ratio(counters)
             volume = figures.cached_requests(counters)
-        readings[row.host_id] = Reading(
+        readings[host_id] = Reading(
             None if share is None else 100.0 * share, requests=volume, evidence=counters
         )
     return readings

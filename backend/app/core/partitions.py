@@ -35,17 +35,20 @@ DEFAULT_AHEAD = timedelta(days=3)
 class Period(enum.StrEnum):
     """The time span of one partition."""
 
+    hour = "1h"
     quarter_day = "6h"
     day = "day"
     month = "month"
 
     @property
     def _format(self) -> str:
-        return {"6h": "%Y%m%d%H", "day": "%Y%m%d", "month": "%Y%m"}[self.value]
+        return {"1h": "%Y%m%d%H", "6h": "%Y%m%d%H", "day": "%Y%m%d", "month": "%Y%m"}[self.value]
 
     def floor(self, moment: datetime) -> datetime:
         """Start of the period holding moment (UTC)."""
         moment = moment.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+        if self is Period.hour:
+            return moment
         if self is Period.quarter_day:
             return moment.replace(hour=moment.hour - moment.hour % 6)
         start = moment.replace(hour=0)
@@ -53,6 +56,8 @@ class Period(enum.StrEnum):
 
     def next(self, start: datetime) -> datetime:
         """Start of the period after the one starting at start."""
+        if self is Period.hour:
+            return start + timedelta(hours=1)
         if self is Period.quarter_day:
             return start + timedelta(hours=6)
         if self is Period.day:
@@ -66,7 +71,7 @@ class Period(enum.StrEnum):
 
     def parse(self, suffix: str) -> datetime | None:
         """The start of the period a name suffix stands for, None if it is not one of ours."""
-        digits = {"6h": 10, "day": 8, "month": 6}[self.value]
+        digits = {"1h": 10, "6h": 10, "day": 8, "month": 6}[self.value]
         if not re.fullmatch(rf"\d{{{digits}}}", suffix):
             return None
         return datetime.strptime(suffix, self._format).replace(tzinfo=UTC)

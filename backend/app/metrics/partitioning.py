@@ -6,15 +6,19 @@ wholly expired, so the raw data kept is the retention plus up to one partition: 
 instead of 3 with daily ones, the largest table being the one that gains); 1-minute rollups by
 day (14.4 M rows a day, 31 partitions at 30 days' retention); 1-hour rollups by month (7.2 M
 rows a month, 13 partitions for a year; daily ones would make 365 small tables to plan over).
+The access-log tables keep less (app.access_log.settings), so their partitions are smaller to
+match (kept at most: the retention plus one partition): raw rows by hour (3 hours kept, 4 at
+most), 1-minute rollups by 6 hours (2 days, 2.25), 1-hour rollups by day (35 days, 36).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
+from app.access_log.settings import LogRetentionSettings, get_log_retention
 from app.core.partitions import (
     Expired,
     Period,
@@ -29,20 +33,22 @@ from app.metrics.bucketing import SeriesSource
 from app.metrics.settings import RetentionSettings
 
 
-def _rollup_levels(table: str) -> tuple[TimePartitioning, TimePartitioning]:
+def _rollup_levels(
+    table: str, minute: Period = Period.day, hour: Period = Period.month
+) -> tuple[TimePartitioning, TimePartitioning]:
     """The 1-minute and 1-hour partitionings of a rollup table listed by resolution."""
     return (
         TimePartitioning(
             table,
             "bucket_start",
-            Period.day,
+            minute,
             parent=f"{table}_{SeriesSource.minute.value}",
             only=("resolution", SeriesSource.minute.value),
         ),
         TimePartitioning(
             table,
             "bucket_start",
-            Period.month,
+            hour,
             parent=f"{table}_{SeriesSource.hour.value}",
             only=("resolution", SeriesSource.hour.value),
         ),
@@ -51,10 +57,14 @@ def _rollup_levels(table: str) -> tuple[TimePartitioning, TimePartitioning]:
 
 SAMPLES = TimePartitioning("samples", "ts", Period.quarter_day)
 SAMPLE_ROLLUPS_1M, SAMPLE_ROLLUPS_1H = _rollup_levels("sample_rollups")
-LOG_STATS = TimePartitioning("log_stats", "ts", Period.quarter_day)
-LOG_STATS_ROLLUPS_1M, LOG_STATS_ROLLUPS_1H = _rollup_levels("log_stats_rollups")
-LOG_UPSTREAM_STATS = TimePartitioning("log_upstream_stats", "ts", Period.quarter_day)
-LOG_UPSTREAM_ROLLUPS_1M, LOG_UPSTREAM_ROLLUPS_1H = _rollup_levels("log_upstream_rollups")
+LOG_STATS = TimePartitioning("log_stats", "ts", Period.hour)
+LOG_STATS_ROLLUPS_1M, LOG_STATS_ROLLUPS_1H = _rollup_levels(
+    "log_stats_rollups", Period.quarter_day, Period.day
+)
+LOG_UPSTREAM_STATS = TimePartitioning("log_upstream_stats", "ts", Period.hour)
+LOG_UPSTREAM_ROLLUPS_1M, LOG_UPSTREAM_ROLLUPS_1H = _rollup_levels(
+    "log_upstream_rollups", Period.quarter_day, Period.day
+)
 
 # The tables partitioned by LIST (resolution) above their time partitionings.
 LISTED_BY_RESOLUTION = ("sample_rollups", "log_stats_rollups", "log_upstream_rollups")
@@ -82,18 +92,27 @@ def create_ahead(*, session: Session, now: datetime) -> list[str]:
 
 
 def expire_all(
-    *, session: Session, now: datetime, retention: RetentionSettings
+    *,
+    session: Session,
+    now: datetime,
+    retention: RetentionSettings,
+    log_retention: LogRetentionSettings | None = None,
 ) -> dict[str, Expired]:
-    """Detach the partitions (on SQLite delete the rows) each resolution keeps no longer; does
-    not commit: drop_expired removes the detached partitions afterwards."""
-    ages: tuple[tuple[dict[str, TimePartitioning], timedelta], ...] = (
-        (RAW, retention.raw),
-        (MINUTE, retention.minute),
-        (HOUR, retention.hour),
-    )
+    """Detach the partitions (on SQLite delete the rows) each resolution keeps no longer, the
+    access-log tables by their own retention; does not commit: drop_expired removes the
+    detached partitions afterwards."""
+    logs = log_retention or get_log_retention()
+    ages = {
+        **{name: retention.raw for name in RAW},
+        **{name: retention.minute for name in MINUTE},
+        **{name: retention.hour for name in HOUR},
+        **{name: logs.raw for name in ("log_raw", "log_upstream_raw")},
+        **{name: logs.minute for name in ("log_1m", "log_upstream_1m")},
+        **{name: logs.hour for name in ("log_1h", "log_upstream_1h")},
+    }
+    specs = {**RAW, **MINUTE, **HOUR}
     return {
-        name: expire(session=session, spec=spec, before=now - age)
-        for specs, age in ages
+        name: expire(session=session, spec=spec, before=now - ages[name])
         for name, spec in specs.items()
     }
 

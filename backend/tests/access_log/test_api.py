@@ -8,7 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
-from app.access_log.models import AccessLogFiles, LogStats
+from app.access_log.models import AccessLogFiles, LogStats, LogStatsRollup
+from app.access_log.rollups import rollup_logs
 from app.configs.analyzer import analyze_snapshot
 from app.core.db import SessionLocal, utcnow
 from app.findings.models import Finding
@@ -140,21 +141,61 @@ def test_series_totals_upstreams_and_sites_of_a_host(viewer_client: TestClient) 
     assert shop["missing"]["hit_ratio"]["reason"] == "no_traffic"
 
 
-def test_a_week_is_read_from_the_minute_rollups(
+def test_a_week_is_read_from_the_hour_rollups(
     viewer_client: TestClient, db_session: Session
 ) -> None:
+    """Minute rollups are kept 2 days (app.access_log.settings): a week reads hours."""
     host = make_host()
-    old = utcnow().replace(second=0, microsecond=0) - timedelta(days=5)
+    old = utcnow().replace(second=0, microsecond=0) - timedelta(hours=2)
     insert_log_rows([log_row(host.id, old + timedelta(seconds=s), s, times=[0.5]) for s in (1, 2)])
     rollups.rollup_range(session=db_session, host_id=host.id, start=old, end=old)
-    # The raw rows are gone: only the rollups can answer.
+    # The raw rows and the minutes are gone: only the hour rollups can answer.
+    with SessionLocal() as session:
+        session.execute(delete(LogStats))
+        session.execute(delete(LogStatsRollup).where(LogStatsRollup.resolution == "1m"))
+        session.commit()
+    body = get_log(viewer_client, host.id, range="7d")
+    assert body["step_s"] == 3600
+    assert [p["requests"] for p in body["points"]] == [2]
+    assert body["totals"]["request_time_p50_s"] == pytest.approx(0.5, rel=ALPHA)
+
+
+def test_a_day_reads_minute_rollups_and_its_newest_minutes_from_raw_rows(
+    viewer_client: TestClient, db_session: Session
+) -> None:
+    """Raw rows are kept 3 hours: 24 h reads minutes, except the last few that the rollup task
+    may not have rolled up yet; nothing is counted twice."""
+    host = make_host()
+    now = utcnow()
+    old = now.replace(second=0, microsecond=0) - timedelta(hours=5)
+    insert_log_rows([log_row(host.id, old + timedelta(seconds=s), s, times=[0.5]) for s in (1, 2)])
+    # Rolled up back then, when its rows were new.
+    end = old + timedelta(minutes=1)
+    rollup_logs(db_session, start=old, end=end, now=end, host_id=host.id)
+    db_session.commit()
     with SessionLocal() as session:
         session.execute(delete(LogStats))
         session.commit()
-    body = get_log(viewer_client, host.id, range="7d")
-    assert body["step_s"] == 1800
-    assert [p["requests"] for p in body["points"]] == [2]
-    assert body["totals"]["request_time_p50_s"] == pytest.approx(0.5, rel=ALPHA)
+    # Rows of the last minute (not rolled up yet), and one of 2 hours ago both rolled up and
+    # still kept raw.
+    hour_ago = now.replace(second=0, microsecond=0) - timedelta(hours=2)
+    insert_log_rows(
+        [
+            log_row(host.id, now - timedelta(seconds=30), 10, times=[0.1] * 3),
+            log_row(host.id, now - timedelta(seconds=20), 11, times=[0.1] * 4),
+            log_row(host.id, hour_ago + timedelta(seconds=5), 12, times=[0.1] * 5),
+        ]
+    )
+    rollups.rollup_range(session=db_session, host_id=host.id, start=hour_ago, end=hour_ago)
+    body = get_log(viewer_client, host.id, range="24h")
+    assert body["step_s"] == 180
+    assert sum(p["requests"] for p in body["points"]) == 2 + 3 + 4 + 5
+    assert body["totals"]["requests"] == 14
+    assert body["sites"] == [{"site": "shop.example.com", "requests": 14}]
+    # The newest bucket's rate is over the time its raw rows cover (10 s each), not 180 s.
+    newest = body["points"][-1]
+    covered = 20 if newest["requests"] == 7 else 10
+    assert newest["req_per_s"] == pytest.approx(newest["requests"] / covered)
 
 
 def test_hit_ratio_counts_stale_updating_and_revalidated_as_hits_and_never_counts_dash(

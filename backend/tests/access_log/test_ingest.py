@@ -303,3 +303,19 @@ def test_a_nul_in_a_site_name_is_stored_replaced_and_costs_no_sample(
     reply = push(client, host, [log_sample(1, recent(10), access_log([site("shop\x00.test")]))])
     assert (reply["accepted"], reply["rejected"]) == (1, [])
     assert [row.site for row in site_rows(db_session, host.id)] == ["shop\ufffd.test"]
+
+
+def test_figures_of_a_sample_older_than_the_raw_retention_are_not_stored(
+    client: TestClient, db_session: Session
+) -> None:
+    """A spool replayed after more than 3 hours: its samples are stored, the access-log rows
+    of its old samples would never be rolled up, so they are not."""
+    host = make_host()
+    log = access_log([site(times=[0.1] * 5)])
+    reply = push(
+        client,
+        host,
+        [log_sample(1, recent(4 * 3600), log), log_sample(2, recent(2 * 3600), log)],
+    )
+    assert reply["accepted"] == 2
+    assert [row.seq for row in site_rows(db_session, host.id)] == [2]

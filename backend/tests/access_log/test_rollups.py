@@ -14,11 +14,12 @@ from app.access_log.models import (
     LogUpstreamRollup,
     LogUpstreamStats,
 )
-from app.core.db import utcnow
+from app.access_log.rollups import rollup_logs
+from app.core.db import SessionLocal, utcnow
 from app.metrics import rollups
 from app.metrics.settings import RetentionSettings
 from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from tests.access_log.factories import insert_log_rows, latencies, log_row, sketch_json
@@ -55,12 +56,17 @@ def rollup_rows(session: Session, resolution: str) -> list[LogStatsRollup]:
     )
 
 
+def closed_hour() -> datetime:
+    """The start of an hour that has closed and whose raw rows are all still kept (3 hours)."""
+    return (utcnow() - timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
+
+
 def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
     db_session: Session,
 ) -> None:
     host = make_host()
     # 20 minutes of samples 10 s apart across an hour boundary, two sites of different speeds.
-    start = datetime(2026, 3, 1, 9, 50, tzinfo=UTC)
+    start = closed_hour() - timedelta(minutes=10)
     values: dict[tuple[datetime, str], list[float]] = defaultdict(list)
     hours: dict[tuple[datetime, str], list[float]] = defaultdict(list)
     rows = []
@@ -83,11 +89,12 @@ def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
         assert row.requests == len(expected)
         assert_within_alpha(row.request_time, expected)
     hour_rows = rollup_rows(db_session, "1h")
+    first_hour, second_hour = start.hour, closed_hour().hour
     assert [(row.bucket_start.hour, row.site) for row in hour_rows] == [
-        (9, "api.example.com"),
-        (9, "static.example.com"),
-        (10, "api.example.com"),
-        (10, "static.example.com"),
+        (first_hour, "api.example.com"),
+        (first_hour, "static.example.com"),
+        (second_hour, "api.example.com"),
+        (second_hour, "static.example.com"),
     ]
     for row in hour_rows:
         expected = hours[(row.bucket_start, row.site)]
@@ -97,7 +104,7 @@ def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
 
 def test_counters_are_summed_and_absent_stays_absent(db_session: Session) -> None:
     host = make_host()
-    minute = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    minute = closed_hour()
     insert_log_rows([
         log_row(host.id, minute, 1, "a", requests=10, status_5xx=None, cache_hit=4, cache_miss=1,
                 bytes_sent=1000),
@@ -164,7 +171,7 @@ def test_the_periodic_run_rebuilds_closed_hours_and_every_10_minutes_the_current
 
 def test_upstreams_and_top_paths_are_rolled_up(db_session: Session) -> None:
     host = make_host()
-    minute = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    minute = closed_hour()
     upstream = {"host_id": host.id, "site": "a", "upstream": "10.0.0.7:80"}
     insert_log_rows(
         [
@@ -216,20 +223,22 @@ def test_recent_figures_cover_the_last_15_minutes_of_every_site(db_session: Sess
     assert db_session.get(AccessLogRecent, quiet.id) is None
 
 
-def test_retention_deletes_log_figures_with_the_samples(db_session: Session) -> None:
+def test_retention_deletes_log_figures_by_their_own_retention(db_session: Session) -> None:
+    """Raw rows go after 3 hours, minutes after 2 days, hours after 35 (the samples keep
+    theirs 2, 30 and 365 days)."""
     host = make_host()
     now = utcnow()
     insert_log_rows(
         [
-            log_row(host.id, now - timedelta(days=3), 1, times=[0.1]),
+            log_row(host.id, now - timedelta(hours=7), 1, times=[0.1]),
             log_row(host.id, now - timedelta(hours=1), 2, times=[0.1]),
         ],
         [
-            {"host_id": host.id, "ts": now - timedelta(days=3), "seq": 1, "site": "a",
+            {"host_id": host.id, "ts": now - timedelta(hours=7), "seq": 1, "site": "a",
              "upstream": "u", "attempts": 1, "errors": 0, "response_time": None},
         ],
     )  # fmt: skip
-    for resolution, age in [("1m", 40), ("1m", 10), ("1h", 400), ("1h", 100)]:
+    for resolution, age in [("1m", 3), ("1m", 1), ("1h", 40), ("1h", 20)]:
         db_session.add(
             LogStatsRollup(
                 host_id=host.id,
@@ -283,3 +292,28 @@ def test_a_late_rollup_leaves_the_current_hour_to_the_periodic_run(db_session: S
     assert [(row.bucket_start, row.requests) for row in rollup_rows(db_session, "1h")] == [
         (hour - timedelta(hours=1), 7)
     ]
+
+
+def test_minutes_whose_raw_rows_expired_are_not_rebuilt_from_what_is_left(
+    db_session: Session,
+) -> None:
+    """Raw rows are kept 3 hours: a minute older than that keeps its rollup when a late row
+    of it turns up, instead of being rebuilt from that row alone."""
+    host = make_host()
+    now = utcnow()
+    minute = now.replace(second=0, microsecond=0) - timedelta(hours=4)
+    insert_log_rows(
+        [log_row(host.id, minute + timedelta(seconds=s), s, times=[0.2]) for s in (1, 2)]
+    )
+    # Rolled up back then, when its rows were new.
+    end = minute + timedelta(minutes=1)
+    rollup_logs(db_session, start=minute, end=end, now=end, host_id=host.id)
+    db_session.commit()
+    with SessionLocal() as session:
+        session.execute(delete(LogStats))
+        session.commit()
+    insert_log_rows([log_row(host.id, minute + timedelta(seconds=30), 3, times=[0.3])])
+    rollups.rollup_range(session=db_session, host_id=host.id, start=minute, end=minute)
+    [row] = rollup_rows(db_session, "1m")
+    assert row.requests == 2
+    assert row.request_time == sketch_json([0.2, 0.2])

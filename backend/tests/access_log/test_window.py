@@ -5,11 +5,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from app.access_log.models import LogStats
+from app.access_log.rollups import rollup_logs
+from app.access_log.settings import LogRetentionSettings
+from app.access_log.window import counters_by_host
 from app.configs.analyzer import analyze_snapshot
 from app.configs.window import MIN_CACHED_REQUESTS, metrics_window
-from app.core.db import utcnow
+from app.core.db import SessionLocal, utcnow
 from app.findings.models import Finding
-from sqlalchemy import select
+from pydantic import ValidationError
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from tests.access_log.factories import insert_log_rows, log_row
@@ -161,3 +166,57 @@ def test_a_quiet_host_has_no_p95_or_5xx_share(db_session: Session) -> None:
     window = metrics_window(session=db_session, host_id=host.id, now=now)
     assert window is not None
     assert window.request_time_p95_s is None and window.share_5xx is None
+
+
+def test_alert_windows_past_the_raw_rows_read_minute_rollups_once(db_session: Session) -> None:
+    """A day's window: minute rollups up to the last few minutes, raw rows after them; a
+    window within the raw retention reads raw rows only."""
+    host, other = make_host(), make_host()
+    now = utcnow()
+    old = now.replace(second=0, microsecond=0) - timedelta(hours=10)
+    insert_log_rows(
+        [
+            log_row(host.id, old + timedelta(seconds=5), 1, status_5xx=4, status_2xx=6,
+                    requests=10),
+            log_row(other.id, old + timedelta(seconds=5), 1, status_2xx=3, requests=3),
+        ]
+    )  # fmt: skip
+    # Rolled up back then, when the rows were new.
+    end = old + timedelta(minutes=1)
+    for host_id in (host.id, other.id):
+        rollup_logs(db_session, start=old, end=end, now=end, host_id=host_id)
+    db_session.commit()
+    # Their raw rows expired; rows of the last minute are not rolled up yet.
+    with SessionLocal() as session:
+        session.execute(delete(LogStats))
+        session.commit()
+    insert_log_rows(
+        [log_row(host.id, now - timedelta(seconds=30), 2, status_5xx=1, status_2xx=1, requests=2)]
+    )
+    names = ("requests", "status_2xx", "status_5xx")
+    day = counters_by_host(
+        session=db_session, names=names, start=now - timedelta(days=1), end=now, now=now
+    )
+    assert day == {
+        host.id: {"requests": 12, "status_2xx": 7, "status_5xx": 5},
+        other.id: {"requests": 3, "status_2xx": 3, "status_5xx": None},
+    }
+    hour = counters_by_host(
+        session=db_session, names=names, start=now - timedelta(hours=1), end=now, now=now
+    )
+    assert hour == {host.id: {"requests": 2, "status_2xx": 1, "status_5xx": 1}}
+
+
+def test_log_retention_is_set_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NGINX_FLEET_LOG_RETENTION_RAW_HOURS", "12")
+    monkeypatch.setenv("NGINX_FLEET_LOG_RETENTION_1M_DAYS", "7")
+    settings = LogRetentionSettings()
+    assert (settings.raw, settings.minute, settings.hour) == (
+        timedelta(hours=12),
+        timedelta(days=7),
+        timedelta(days=35),
+    )
+    # Fewer than the rules' hour of raw rows, or a day of minutes, would starve them.
+    monkeypatch.setenv("NGINX_FLEET_LOG_RETENTION_RAW_HOURS", "0.5")
+    with pytest.raises(ValidationError, match="RAW_HOURS"):
+        LogRetentionSettings()

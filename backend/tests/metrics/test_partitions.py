@@ -51,9 +51,13 @@ def test_partitions_are_created_ahead_once_for_every_table(
     assert "samples_p2031013012" in created and "samples_p2031020212" in created
     assert "samples_p2031013006" not in created and "samples_p2031020218" not in created
     assert {"sample_rollups_1h_p203101", "sample_rollups_1h_p203102"} <= set(created)
-    assert "log_upstream_rollups_1m_p20310201" in created
-    # Raw tables by 6 hours, 1-minute rollups by day, 1-hour ones by month.
-    assert len(created) == 3 * (13 + 4 + 2)
+    # The access-log tables keep less, in smaller partitions: raw rows by hour, 1-minute
+    # rollups by 6 hours, 1-hour ones by day.
+    assert {"log_stats_p2031013012", "log_stats_p2031020212"} <= set(created)
+    assert "log_upstream_rollups_1m_p2031020100" in created
+    assert "log_stats_rollups_1h_p20310202" in created
+    # Samples: raw by 6 hours, 1-minute rollups by day, 1-hour ones by month.
+    assert len(created) == (13 + 4 + 2) + 2 * (73 + 13 + 4)
     assert partitioning.create_ahead(session=db_session, now=now) == []
 
 
@@ -79,7 +83,7 @@ def test_two_processes_creating_the_same_partitions_do_not_clash(
     for thread in threads:
         thread.join()
     assert errors == []
-    assert sorted(len(created) for created in results) == [0, 3 * (13 + 4 + 1)]
+    assert sorted(len(created) for created in results) == [0, (13 + 4 + 1) + 2 * (73 + 13 + 4)]
 
 
 def test_a_sample_without_a_partition_is_kept_and_moves_in_when_it_is_made(
