@@ -13,7 +13,7 @@ most), 1-minute rollups by 6 hours (2 days, 2.25), 1-hour rollups by day (35 day
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
