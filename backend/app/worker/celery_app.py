@@ -18,6 +18,7 @@ TASK_MODULES = [
     "app.auth.tasks",
     "app.configs.tasks",
     "app.metrics.tasks",
+    "app.hosts.tasks",
     "app.changes.tasks",
     "app.alerts.tasks",
     "app.notify.tasks",
@@ -38,6 +39,7 @@ class CeleryConfig:
         "configs.*": {"queue": Queue.maintenance.value},
         "metrics.*": {"queue": Queue.maintenance.value},
         "auth.*": {"queue": Queue.maintenance.value},
+        "hosts.*": {"queue": Queue.maintenance.value},
     }
     # Results live in the tables the tasks write; nothing reads Celery results.
     task_ignore_result = True
