@@ -9,6 +9,7 @@ from kombu import Queue as KombuQueue
 
 from app.core.config import get_settings
 from app.worker.beat import build_beat_schedule
+from app.worker.priority import add_nice_option
 from app.worker.queues import Queue
 
 # app.models first: every mapped table must be known before a task's first query resolves
@@ -68,6 +69,7 @@ def create_celery_app() -> Celery:
     """Build the Celery app configured by CeleryConfig."""
     app = Celery("nginx_fleet", include=TASK_MODULES)
     app.config_from_object(CeleryConfig())
+    add_nice_option(app)
     return app
 
 
