@@ -170,6 +170,7 @@ migrations-regen: ## regenerate migrations/versions/0001_initial.py from the mod
 
 bench: ## run the benchmarks in bench/ (BENCH_ARGS=--quick for a short run; see bench/README.md)
 	$(PY) bench/ingest.py $(BENCH_ARGS)
+	$(PY) bench/ingest_parts.py $(BENCH_ARGS)
 	$(PY) bench/series.py $(BENCH_ARGS)
 	$(PY) bench/agent_cost.py $(BENCH_ARGS)
 	$(PY) bench/access_log.py $(BENCH_ARGS)

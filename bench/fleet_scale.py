@@ -1,13 +1,15 @@
 """A fleet of 10,000 hosts pushing every 10 s against the production stack on this machine.
 
-PostgreSQL (a throw-away database on the local server), Redis (a database number of its own),
-the API in production mode (uvicorn, several worker processes), and the Celery worker and beat
-services of docker-compose.yml. The fleet is wrk with bench/lua/fleet_push.lua: each host on its
-own 10 s cadence with jitter, retrying unacknowledged pushes as the agent does. Meanwhile a
-logged-in browser reads fleet pages and GET /health at a fixed low rate and holds two live
-streams (the fleet scope and one host's scope). Printed: offered and achieved push rates, pushes
-and samples acknowledged against rows stored, push latency, fleet page vs /health latency, live
-events per second, CPU per component, database growth. Exit code 1 when stored != acknowledged.
+PostgreSQL (a throw-away database on the local server), Redis (a database number of its own), the
+API in production mode as docker-compose.yml deploys it (the UI's `api` pool and the agents'
+`api-ingest` pool, uvicorn worker processes standing in for replicas; the fleet pushes to the ingest
+pool, the browser reads from the other, as the web container routes them), and the Celery worker and
+beat services of docker-compose.yml. The fleet is wrk with bench/lua/fleet_push.lua: each host on
+its own 10 s cadence with jitter, retrying unacknowledged pushes as the agent does. Meanwhile a
+logged-in browser reads fleet pages and GET /health at a fixed low rate and holds two live streams
+(the fleet scope and one host's scope). Printed: offered and achieved push rates, pushes and samples
+acknowledged against rows stored, push latency, fleet page vs /health latency, live events per
+second, CPU per component, database growth. Exit code 1 when stored != acknowledged.
 Run: .venv/bin/python bench/fleet_scale.py [--quick] [--hosts N] [--duration S] [--json PATH]
 """
 
@@ -49,9 +51,11 @@ from harness.pgdb import libpq_dsn, temporary_database
 from harness.processes import ManagedProcess, raise_sigterm_as_exit
 from harness.production_stack import (
     REDIS_URL,
+    ApiPools,
     compose_celery_services,
     own_redis_database,
     production_env,
+    running_api_pools,
     running_celery,
     wrk_available,
 )
@@ -74,6 +78,7 @@ class Options:
     jitter_s: float
     connections: int
     api_workers: int
+    ingest_workers: int
     probe_rate: float
     beat: bool
     analysis_wait_s: float
@@ -97,8 +102,16 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     parser.add_argument(
         "--connections", type=int, default=128, help="connections, one wrk thread each (128)"
     )
-    # Two cores: one worker process per core; PostgreSQL, the Celery worker and Redis share them.
-    parser.add_argument("--api-workers", type=int, default=2, help="uvicorn workers (2)")
+    # Two cores: one ingest process per core; the UI's pool idles between a browser's reads.
+    parser.add_argument(
+        "--api-workers", type=int, default=1, help="uvicorn workers of the UI's api pool (1)"
+    )
+    parser.add_argument(
+        "--ingest-workers",
+        type=int,
+        default=2,
+        help="uvicorn workers of the api-ingest pool (2; 0: agents push to the api pool too)",
+    )
     parser.add_argument(
         "--probe-rate", type=float, default=2.0, help="fleet pages/s and /health/s (2 each)"
     )
@@ -121,6 +134,8 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     }.items():
         if value < 1:
             parser.error(f"--{name} must be >= 1, got {value}")
+    if args.ingest_workers < 0:
+        parser.error(f"--ingest-workers must be >= 0, got {args.ingest_workers}")
     if args.interval <= 0 or args.probe_rate <= 0 or not 0 <= args.jitter < args.interval / 2:
         parser.error("--interval and --probe-rate must be > 0, --jitter within [0, interval/2)")
     if hosts < args.connections:
@@ -133,6 +148,7 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         jitter_s=args.jitter,
         connections=args.connections,
         api_workers=args.api_workers,
+        ingest_workers=args.ingest_workers,
         probe_rate=args.probe_rate,
         beat=not args.no_beat,
         analysis_wait_s=args.analysis_wait,
@@ -381,7 +397,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         cp.migrate(env=env)
         token = cp.create_enrollment_token(env=env, max_uses=options.hosts)
         with (
-            cp.running_api(env=env, workers=options.api_workers, log_dir=tmp) as api,
+            running_api_pools(
+                env=env,
+                ui_workers=options.api_workers,
+                ingest_workers=options.ingest_workers,
+                log_dir=tmp,
+            ) as api,
             running_celery(
                 env=env, data_dir=data_dir, log_dir=tmp, with_beat=options.beat
             ) as celery,
@@ -392,7 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             except Exception:
                 # The logs live in the temporary directory, gone once this block ends.
-                for process in (api.process, *celery.values()):
+                ingest = [api.ingest.process] if api.separate else []
+                for process in (api.ui.process, *ingest, *celery.values()):
                     print(f"--- {process.name} log:\n{process.log_tail()}", file=sys.stderr)
                 raise
     print_report(run)
@@ -406,15 +428,16 @@ def drive(
     database: str,
     token: str,
     tmp: Path,
-    api: cp.ControlPlane,
+    api: ApiPools,
     celery: dict[str, ManagedProcess],
 ) -> Run:
     """Bring the fleet in, then push for the duration while the browser reads; measure."""
-    base_url = api.base_url
+    # The agents' requests go where the web container sends /api/v1/agent/, the rest to the UI's.
+    base_url, agents_url = api.ui.base_url, api.ingest.base_url
     print(f"setup: enrolling {options.hosts} hosts through the API ...", flush=True)
-    hosts, enrolled = enroll_fleet(base_url, enrollment_token=token, count=options.hosts)
+    hosts, enrolled = enroll_fleet(agents_url, enrollment_token=token, count=options.hosts)
     print(f"setup: enrolled in {enrolled.seconds:.1f} s; first pushes ...", flush=True)
-    hosts, first = first_pushes(base_url, hosts)
+    hosts, first = first_pushes(agents_url, hosts)
     print(f"setup: first pushes in {first.seconds:.1f} s; waiting for analyses ...", flush=True)
     analysed, analyses = wait_for_analyses(
         database, hosts=options.hosts, timeout_s=options.analysis_wait_s
@@ -432,7 +455,8 @@ def drive(
     write_templates(tmp / "body.json", tmp / "sample.json")
     headers = browser_headers(base_url)
     groups = [
-        tree_group("API", [api.process.pid]),
+        tree_group("API", [api.ui.process.pid]),
+        *([tree_group("API ingest", [api.ingest.process.pid])] if api.separate else []),
         *(tree_group(f"celery {name}", [process.pid]) for name, process in celery.items()),
         CpuGroup("PostgreSQL sessions", lambda: database_session_pids(database)),
         CpuGroup("PostgreSQL all", lambda: pids_named("postgres")),
@@ -474,7 +498,7 @@ def drive(
         streams_first = [fleet_stream.counts(), host_stream.counts()]
         window_start = time.monotonic()
         load = run_fleet_load(
-            base_url=base_url,
+            base_url=agents_url,
             hosts_file=tmp / "hosts.tsv",
             body_template=tmp / "body.json",
             sample_template=tmp / "sample.json",
@@ -542,6 +566,16 @@ def others_cpu_s(run: Run) -> float:
     return max(0.0, run.machine_cpu_s - ours)
 
 
+def pools(options: Options) -> str:
+    """The API processes of the run, in words."""
+    if options.ingest_workers == 0:
+        return f"uvicorn {options.api_workers} workers serving agents and browser"
+    return (
+        f"uvicorn {options.api_workers} workers for the browser (api), "
+        f"{options.ingest_workers} for the agents (api-ingest)"
+    )
+
+
 def print_report(run: Run) -> None:
     """The summary table."""
     options, load = run.options, run.load
@@ -549,7 +583,7 @@ def print_report(run: Run) -> None:
     celery = ", ".join(s.name for s in compose_celery_services() if options.beat or not s.is_beat)
     print(f"nginx-fleet fleet-scale benchmark, {when}{' (--quick)' if options.quick else ''}")
     print(
-        f"stack: NGINX_FLEET_ENV=production; uvicorn {options.api_workers} workers; Celery "
+        f"stack: NGINX_FLEET_ENV=production; {pools(options)}; Celery "
         f"services of docker-compose.yml ({celery}); PostgreSQL 127.0.0.1:5432 (throw-away "
         f"database); Redis {REDIS_URL}; {core_count()} cores, load average before "
         f"{run.setup.get('loadavg', '?')}"
@@ -618,7 +652,8 @@ def print_report(run: Run) -> None:
     )
     if load.ok:
         thousands = load.ok_per_s / 1000
-        api = run.cpu_s.get("API", 0.0) / seconds / thousands
+        # The API's share of the pushes: the ingest pool's, or the one pool's.
+        api = run.cpu_s.get("API ingest", run.cpu_s.get("API", 0.0)) / seconds / thousands
         db = run.cpu_s.get("PostgreSQL sessions", 0.0) / seconds / thousands
         print(f"per 1,000 pushes/s: API {api:.2f} cores, PostgreSQL sessions {db:.2f} cores")
     # Redis deletes an empty list, so a queue never seen waiting is absent.

@@ -139,8 +139,10 @@ def create_app() -> FastAPI:
     )
     add_error_handlers(app)
     document_errors(app, body_models=(PushBody,))
+    # Routes are matched in order: the agents' pushes, most of all requests, are found first.
     routers = (
         health_router,
+        agents_router,
         auth_router,
         users_router,
         audit_router,
@@ -152,7 +154,6 @@ def create_app() -> FastAPI:
         findings_router,
         changes_router,
         alerts_router,
-        agents_router,
         events_router,
         notify_router,
         metrics_token_router,

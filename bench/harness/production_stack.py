@@ -1,6 +1,7 @@
-"""The production stack as processes on this machine: API replicas, Celery workers and beat run
-with the commands of docker-compose.yml, in production mode, on a throw-away database and a
-Redis database number of their own."""
+"""The production stack as processes on this machine: API replicas (the UI's pool and the agents'
+ingest pool, as the web container routes them), Celery workers and beat run with the commands of
+docker-compose.yml, in production mode, on a throw-away database and a Redis database number of
+their own."""
 
 from __future__ import annotations
 
@@ -22,6 +23,39 @@ COMPOSE_FILE = REPO_ROOT / "docker-compose.yml"
 # A Redis database number no test suite or other benchmark uses (tests 15, other benches 14).
 REDIS_DB = 12
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
+
+
+@dataclass(frozen=True)
+class ApiPools:
+    """Where the browser's requests go (`ui`) and where the agents push (`ingest`); one pool
+    serves both when the stack runs without a separate ingest pool."""
+
+    ui: cp.ControlPlane
+    ingest: cp.ControlPlane
+
+    @property
+    def separate(self) -> bool:
+        """True when agents push to processes of their own."""
+        return self.ingest is not self.ui
+
+
+@contextlib.contextmanager
+def running_api_pools(
+    *, env: Mapping[str, str], ui_workers: int, ingest_workers: int, log_dir: Path
+) -> Iterator[ApiPools]:
+    """The API as docker-compose.yml deploys it: the `api` service for the UI and, unless
+    `ingest_workers` is 0, the `api-ingest` service that deploy/nginx.conf sends
+    /api/v1/agent/ to; uvicorn processes stand in for the replicas."""
+    with contextlib.ExitStack() as stack:
+        ui = stack.enter_context(cp.running_api(env=env, workers=ui_workers, log_dir=log_dir))
+        ingest = ui
+        if ingest_workers > 0:
+            ingest_logs = log_dir / "api-ingest"
+            ingest_logs.mkdir(parents=True, exist_ok=True)
+            ingest = stack.enter_context(
+                cp.running_api(env=env, workers=ingest_workers, log_dir=ingest_logs)
+            )
+        yield ApiPools(ui=ui, ingest=ingest)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,16 @@ def test_ingest_stores_exactly_the_acknowledged_pushes() -> None:
     assert "check: OK, every 2xx reply stored exactly once" in done.stdout
 
 
+def test_ingest_parts_compares_each_part_with_its_former_way() -> None:
+    done = run_script("ingest_parts.py", "--quick", "--hosts", "400")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for part in ("routing", "live events", "host update"):
+        assert done.stdout.count(f"{part} ") == 2, done.stdout
+    # Refreshed copies make every update change indexed columns: none stays on its page.
+    assert re.search(r"before 0014\).*HOT 0%", done.stdout), done.stdout
+    assert not re.search(r"once a minute \(now\).*HOT 0%", done.stdout), done.stdout
+
+
 def test_series_reads_a_full_day_through_the_api() -> None:
     done = run_script("series.py", "--other-hosts", "0", "--fleet-hosts", "10", "--requests", "5")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -300,7 +300,7 @@ def test_restarting_api_and_worker_loses_nothing(stack: Stack, host_agent: Path)
 
     workers = worker_services(stack)
     assert "worker" in workers
-    stack.project.run("restart", "api", *workers, timeout_s=180)
+    stack.project.run("restart", "api", "api-ingest", *workers, timeout_s=180)
     stack.project.wait_ready(READY_TIMEOUT_S)
 
     # The session lives in PostgreSQL: the same cookies still sign the admin in.

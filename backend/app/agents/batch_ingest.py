@@ -24,7 +24,7 @@ from app.agents import service
 from app.agents.errors import UNKNOWN_TOKEN, HostTokenError
 from app.agents.ingest import (
     Committed,
-    announce,
+    announce_many,
     check_agent,
     committed_push,
     ingest_push,
@@ -36,8 +36,13 @@ from app.agents.service import AuthenticatedHost
 from app.core.config import get_settings
 from app.core.db import SessionLocal, utcnow
 from app.core.errors import ServiceError
-from app.hosts.latest import LATEST_FIGURES, latest_figures
-from app.hosts.models import Host
+from app.hosts.latest import (
+    LATEST_FIGURES,
+    SORTED_COPY_MAX_AGE,
+    latest_figures,
+    sorted_copy_values,
+)
+from app.hosts.models import SORTED_COPY_COLUMNS, Host
 from app.metrics.rates import CounterReading
 from app.metrics.samples import fill_rates, insert_rows_of_hosts, reading_of, sample_row
 from app.metrics.sql import table_of
@@ -140,6 +145,7 @@ def _plan(
     return plan
 
 
+# The sorted copies change only when due (app.hosts.latest): most of these updates are HOT.
 _HOST_STATUS_UPDATE = (
     update(_hosts)
     .where(_hosts.c.id == bindparam("b_id"))
@@ -152,6 +158,10 @@ _HOST_STATUS_UPDATE = (
         stub_status_available=bindparam("b_stub_status_available"),
         stub_status_error=bindparam("b_stub_status_error"),
         **{name: bindparam(f"b_{name}") for name in LATEST_FIGURES},
+        **sorted_copy_values(
+            {name: bindparam(f"b_{name}") for name in SORTED_COPY_COLUMNS},
+            refresh_before=bindparam("b_refresh_before"),
+        ),
     )
 )
 
@@ -168,6 +178,7 @@ def _host_status(append: _Append, now: datetime) -> dict[str, Any]:
         "b_nginx_up": newest["nginx_up"],
         "b_stub_status_available": newest["stub_status_available"],
         "b_stub_status_error": stub_status_error(newest),
+        "b_refresh_before": now - SORTED_COPY_MAX_AGE,
         **{f"b_{name}": value for name, value in latest_figures(newest).items()},
     }
 
@@ -237,8 +248,13 @@ def store_batch(requests: Sequence[PushRequest]) -> list[Outcome]:
             retry = [index for index, outcome in enumerate(outcomes) if outcome is None]
         else:
             retry = plan.one_by_one
+            announce_many(
+                [
+                    (append.host.id, stored)
+                    for append, stored in zip(plan.appends, committed, strict=True)
+                ]
+            )
             for append, stored in zip(plan.appends, committed, strict=True):
-                announce(append.host.id, stored)
                 outcomes[append.index] = stored.reply
     for index, outcome in _one_by_one(requests, retry).items():
         outcomes[index] = outcome

@@ -293,12 +293,19 @@ def announce(host_id: int, committed: Committed) -> None:
 
     Best-effort: the push is stored, so a broker or Redis outage is logged, never turned into
     an error that would make the agent resend what we already have."""
-    # One analysis of the host's current config covers both (at most one is queued per host).
-    if committed.new_snapshot_id is not None or committed.reanalyze_snapshot_id is not None:
-        enqueue_analysis(host_id=host_id)
-    if committed.late_range is not None:
-        enqueue_rollup(host_id, *committed.late_range)
-    if committed.event is not None:
-        pubsub.publish("sample", committed.event)  # best-effort: never raises
-    for change in committed.moved_changes:
-        changes_service.announce(change)
+    announce_many([(host_id, committed)])
+
+
+def announce_many(pushes: Sequence[tuple[int, Committed]]) -> None:
+    """announce() for the pushes of one commit, their live events sent in one round trip."""
+    for host_id, committed in pushes:
+        # One analysis of the host's current config covers both (at most one queued per host).
+        if committed.new_snapshot_id is not None or committed.reanalyze_snapshot_id is not None:
+            enqueue_analysis(host_id=host_id)
+        if committed.late_range is not None:
+            enqueue_rollup(host_id, *committed.late_range)
+    events = [committed.event for _, committed in pushes if committed.event is not None]
+    pubsub.publish_many("sample", events)  # best-effort: never raises
+    for _, committed in pushes:
+        for change in committed.moved_changes:
+            changes_service.announce(change)

@@ -148,13 +148,17 @@ def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Ou
     if snapshot is None:
         log.warning("config snapshot %d vanished before analysis", snapshot_id)
         return Outcome("skipped", None)
-    # Locking the host row makes two analyses of one host take turns (replace, not duplicate).
-    host = session.get(Host, snapshot.host_id, with_for_update=True)
+    # FOR KEY SHARE keeps the host from being deleted meanwhile without blocking the pushes'
+    # updates of its row, which wait for no analysis (niced, its engine run may take long).
+    host = session.get(Host, snapshot.host_id, with_for_update={"read": True, "key_share": True})
     if host is None:
         return Outcome("skipped", None)
     inputs = gather_inputs(session=session, host_id=host.id, now=now)
     result = _run_engine(snapshot, inputs, now)
-    if host.config_hash != snapshot.hash:
+    # Locking the host row for the writes makes two analyses of one host take turns (replace,
+    # not duplicate); re-read, as a push may have brought a new config meanwhile.
+    host = session.get(Host, host.id, with_for_update=True, populate_existing=True)
+    if host is None or host.config_hash != snapshot.hash:
         session.commit()
         return Outcome("skipped", None)
     latest = _latest(session, host.id)

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -116,30 +116,41 @@ class RedisPublisher:
 
     def publish(self, url: str, message: Event) -> bool:
         """True when Redis took the event; False (logged, counted) when it was dropped."""
+        return self.publish_many(url, [message]) == 1
+
+    def publish_many(self, url: str, messages: Sequence[Event]) -> int:
+        """Send the events in one round trip (a pipeline); how many Redis took (all or none)."""
+        if not messages:
+            return 0
         with self._lock:
             if time.monotonic() < self._paused_until:
-                self.dropped += 1
-                return False
-        envelope = orjson.dumps(
-            {"event": message.name, "data": message.data, "host_id": message.host_id}
-        )
+                self.dropped += len(messages)
+                return 0
+        channel = get_settings().events_channel
         try:
-            _redis_client(url).publish(get_settings().events_channel, envelope)
+            if len(messages) == 1:
+                _redis_client(url).publish(channel, _envelope(messages[0]))
+            else:
+                # One round trip for a batch of pushes instead of one per push.
+                pipeline = _redis_client(url).pipeline(transaction=False)
+                for message in messages:
+                    pipeline.publish(channel, _envelope(message))
+                pipeline.execute()
         except (redis.RedisError, OSError) as error:
             with self._lock:
-                self.dropped += 1
+                self.dropped += len(messages)
                 self._paused_until = time.monotonic() + self._pause_s
                 dropped = self.dropped
             log.warning(
                 "live event %s not published, Redis failed: %s; live events are dropped for "
                 "%.0fs (%d dropped so far); browsers catch up on their next refresh",
-                message.name,
+                messages[0].name,
                 error,
                 self._pause_s,
                 dropped,
             )
-            return False
-        return True
+            return 0
+        return len(messages)
 
     def reset(self) -> None:
         """Forget a past failure (tests, or a Redis known to be back)."""
@@ -149,6 +160,11 @@ class RedisPublisher:
 
 
 redis_publisher = RedisPublisher()
+
+
+def _envelope(message: Event) -> bytes:
+    """The Redis message carrying an event."""
+    return orjson.dumps({"event": message.name, "data": message.data, "host_id": message.host_id})
 
 
 def encode(event: str, data: dict[str, Any]) -> Event:
@@ -165,12 +181,18 @@ def publish(event: str, data: dict[str, Any]) -> bool:
     """Send an event to every live subscriber (of every replica when Redis is configured).
 
     Best-effort, for callers that have committed: False when the event was dropped."""
-    message = encode(event, data)
+    return publish_many(event, [data]) == 1
+
+
+def publish_many(event: str, datas: Sequence[dict[str, Any]]) -> int:
+    """publish() for several events of one kind at once; how many were sent."""
+    messages = [encode(event, data) for data in datas]
     redis_url = get_settings().redis_url
     if redis_url:
-        return redis_publisher.publish(redis_url, message)
-    local_broadcast.publish(message)
-    return True
+        return redis_publisher.publish_many(redis_url, messages)
+    for message in messages:
+        local_broadcast.publish(message)
+    return len(messages)
 
 
 def _decode_envelope(raw: bytes) -> Event | None:

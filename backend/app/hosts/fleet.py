@@ -234,19 +234,22 @@ def ok_analysis(analysis: FromClause, name: str) -> ColumnElement[Any]:
 def sort_key(
     sort: FleetSort, *, analysis: FromClause, now: datetime, cutoff: datetime
 ) -> ColumnElement[Any]:
-    """The SQL expression a fleet column sorts by."""
+    """The SQL expression a fleet column sorts by.
+
+    Figures and last_seen_at sort by their indexed copies (app.hosts.latest): the order is
+    at most SORTED_COPY_MAX_AGE behind the figures the rows show."""
     keys: dict[FleetSort, ColumnElement[Any]] = {
         "hostname": Host.hostname.expression,
         "status": status_rank(cutoff),
-        "req_per_s": Host.req_per_s.expression,
-        "active": Host.active.expression,
-        "waiting": Host.waiting.expression,
-        "drops_per_s": Host.drops_per_s.expression,
-        "cpu_pct": Host.cpu_pct.expression,
-        "mem_used_pct": Host.mem_used_pct.expression,
+        "req_per_s": Host.sort_req_per_s.expression,
+        "active": Host.sort_active.expression,
+        "waiting": Host.sort_waiting.expression,
+        "drops_per_s": Host.sort_drops_per_s.expression,
+        "cpu_pct": Host.sort_cpu_pct.expression,
+        "mem_used_pct": Host.sort_mem_used_pct.expression,
         # Closest to its limit first is what an operator looks for, not the raw count.
-        "fds": Host.fds_used_pct.expression,
-        "last_seen_at": Host.last_seen_at.expression,
+        "fds": Host.sort_fds_used_pct.expression,
+        "last_seen_at": Host.sort_last_seen_at.expression,
         "score": ok_analysis(analysis, "score"),
         "errors": ok_analysis(analysis, "error_count"),
         "warnings": ok_analysis(analysis, "warning_count"),
@@ -279,7 +282,7 @@ def fleet_rows(dialect: str) -> tuple[Select[Any], FromClause]:
 # Sort keys that need the latest analysis or the access-log figures joined to be known.
 ANALYSIS_SORTS: frozenset[FleetSort] = frozenset({"score", "errors", "warnings"})
 LOG_SORTS: frozenset[FleetSort] = frozenset({"cache_hit_ratio", "request_time_p95_s", "share_5xx"})
-# Sort keys with an index (column DESC NULLS LAST, id DESC) on hosts (app.hosts.models).
+# Sort keys with an index (sort_column DESC NULLS LAST, id DESC) on hosts (app.hosts.models).
 DESC_INDEXED_SORTS: frozenset[FleetSort] = frozenset(
     {
         "req_per_s",

@@ -7,6 +7,7 @@ from typing import Any
 from app.alerts.schedule import ALERTS_SCHEDULE
 from app.changes.schedule import CHANGES_SCHEDULE
 from app.configs.schedule import CONFIGS_SCHEDULE
+from app.hosts.schedule import HOSTS_SCHEDULE
 from app.metrics.schedule import METRICS_SCHEDULE
 from app.notify.schedule import NOTIFY_SCHEDULE
 from app.worker.queues import Queue
@@ -33,6 +34,7 @@ def build_beat_schedule() -> dict[str, dict[str, Any]]:
         CHANGES_SCHEDULE,
         ALERTS_SCHEDULE,
         NOTIFY_SCHEDULE,
+        HOSTS_SCHEDULE,
     ):
         clash = schedule.keys() & domain_schedule.keys()
         if clash:

@@ -9,6 +9,7 @@ from kombu import Queue as KombuQueue
 
 from app.core.config import get_settings
 from app.worker.beat import build_beat_schedule
+from app.worker.priority import add_nice_option
 from app.worker.queues import Queue
 
 # app.models first: every mapped table must be known before a task's first query resolves
@@ -18,6 +19,7 @@ TASK_MODULES = [
     "app.auth.tasks",
     "app.configs.tasks",
     "app.metrics.tasks",
+    "app.hosts.tasks",
     "app.changes.tasks",
     "app.alerts.tasks",
     "app.notify.tasks",
@@ -38,6 +40,7 @@ class CeleryConfig:
         "configs.*": {"queue": Queue.maintenance.value},
         "metrics.*": {"queue": Queue.maintenance.value},
         "auth.*": {"queue": Queue.maintenance.value},
+        "hosts.*": {"queue": Queue.maintenance.value},
     }
     # Results live in the tables the tasks write; nothing reads Celery results.
     task_ignore_result = True
@@ -66,6 +69,7 @@ def create_celery_app() -> Celery:
     """Build the Celery app configured by CeleryConfig."""
     app = Celery("nginx_fleet", include=TASK_MODULES)
     app.config_from_object(CeleryConfig())
+    add_nice_option(app)
     return app
 
 

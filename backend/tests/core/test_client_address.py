@@ -88,10 +88,12 @@ def test_the_failure_limit_counts_the_real_peer_whatever_it_forwards(
 
 
 def _web_container_config(tmp_path: Path, listen_port: int, api_port: int) -> Path:
-    """deploy/nginx.conf as shipped, with its ports, paths and upstream moved onto loopback."""
+    """deploy/nginx.conf as shipped, with its ports, paths and upstreams moved onto loopback."""
     text = (REPO_ROOT / "deploy" / "nginx.conf").read_text()
     replacements = {
         r"server api:8000;": f"server 127.0.0.1:{api_port};",
+        # One API process here stands in for both pools (api and api-ingest).
+        r"server api-ingest:8000;": f"server 127.0.0.1:{api_port};",
         r"listen 8080;": f"listen 127.0.0.1:{listen_port};",
         r"pid /tmp/nginx\.pid;": f"pid {tmp_path}/nginx.pid;",
         r"error_log /dev/stderr warn;": f"error_log {tmp_path}/error.log warn;",

@@ -11,7 +11,7 @@ from app.access_log.models import AccessLogRecent
 from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.core.db import SessionLocal
 from app.core.security import hash_token
-from app.hosts.models import Host
+from app.hosts.models import SORTED_COPY_COLUMNS, Host
 from app.metrics.models import Sample
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
@@ -33,7 +33,10 @@ def make_host(
     agent_id: str | None = None,
     **columns: Any,
 ) -> HostWithToken:
-    """Insert an enrolled host and return it with its host token."""
+    """Insert an enrolled host and return it with its host token.
+
+    Its sorted copies are those of the figures and last_seen_at given, as a push leaves them."""
+    columns = {**sorted_copies(columns), **columns}
     token = f"nfh_{secrets.token_urlsafe(16)}"
     agent_id = agent_id or f"agent-{secrets.token_hex(6)}"
     with SessionLocal() as session:
@@ -47,6 +50,14 @@ def make_host(
         session.add(host)
         session.commit()
         return HostWithToken(id=host.id, token=token, agent_id=agent_id)
+
+
+def sorted_copies(columns: dict[str, Any]) -> dict[str, Any]:
+    """The sort_<column> copies (and sorted_at) of the SORTED_COPY_COLUMNS among `columns`."""
+    copies = {f"sort_{name}": columns[name] for name in SORTED_COPY_COLUMNS if name in columns}
+    if copies:
+        copies["sorted_at"] = columns.get("last_seen_at")
+    return copies
 
 
 def sample_values(host_id: int, seq: int, ts: datetime, **figures: Any) -> dict[str, Any]:

@@ -22,6 +22,13 @@ SELECT 'agent-' || i, 'host-' || lpad(i::text, 6, '0'),
        (i * 17) % 100, (i * 3) % 1024, 1024, ((i * 3) % 1024) / 10.24
 FROM generate_series(1, :hosts) AS i
 """,
+    # The copies the fleet page sorts by, as pushes and the periodic refresh leave them.
+    """
+UPDATE hosts SET
+    sort_last_seen_at = last_seen_at, sort_req_per_s = req_per_s, sort_active = active,
+    sort_waiting = waiting, sort_drops_per_s = drops_per_s, sort_cpu_pct = cpu_pct,
+    sort_mem_used_pct = mem_used_pct, sort_fds_used_pct = fds_used_pct, sorted_at = last_seen_at
+""",
     """
 INSERT INTO config_snapshots (host_id, hash, dump, received_at, parse_status)
 SELECT h.id, md5(h.id || '-' || n), 'events {}', now(), 'parsed'

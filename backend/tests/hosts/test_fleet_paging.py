@@ -12,7 +12,7 @@ from app.hosts.schemas import FleetSort
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from tests.hosts.factories import make_analysis, make_host, make_recent_log
+from tests.hosts.factories import make_analysis, make_host, make_recent_log, sorted_copies
 
 
 def page(client: TestClient, **params: Any) -> dict[str, Any]:
@@ -53,7 +53,10 @@ def three_hosts_and_an_unknown(column: FleetSort) -> None:
         field, values = FIGURE_COLUMNS[column]
         with SessionLocal() as session:
             for host_id, value in zip(ranked, values, strict=True):
-                session.execute(update(Host).where(Host.id == host_id).values({field: value}))
+                figure = {field: value}
+                session.execute(
+                    update(Host).where(Host.id == host_id).values(**figure, **sorted_copies(figure))
+                )
             session.commit()
     elif column in LOG_COLUMNS:
         for host_id, value in zip(ranked, (0.1, 0.5, 0.9), strict=True):

@@ -23,6 +23,7 @@ def test_every_periodic_task_expires_and_is_registered() -> None:
         "changes-watch",
         "alerts-evaluate",
         "notify-redispatch-overdue",
+        "hosts-refresh-sorted-copies",
     }
     celery_app.loader.import_default_modules()
     for entry in schedule.values():
@@ -46,6 +47,7 @@ def test_duplicate_schedule_names_are_refused(monkeypatch: pytest.MonkeyPatch) -
         ("metrics.rollup", Queue.maintenance),
         ("metrics.apply_retention", Queue.maintenance),
         ("auth.purge_expired_sessions", Queue.maintenance),
+        ("hosts.refresh_sorted_copies", Queue.maintenance),
     ],
 )
 def test_tasks_are_routed_to_their_queue(task: str, queue: Queue) -> None:
