@@ -199,15 +199,23 @@ def host_updates(database: str, hosts: int, batches: int) -> list[str]:
                 session.commit()
             cpu, wall = backend_cpu() - cpu_before, time.perf_counter() - wall_before
         engine.dispose()
-        time.sleep(1.0)
-        with psycopg.connect(libpq_dsn(database), autocommit=True) as conn:
-            after = conn.execute(
-                "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'hosts'"
-            ).fetchone()
-        assert before is not None and after is not None
+        count = batches * min(BATCH, hosts)
+        assert before is not None
+        # An ended backend's counts reach the statistics a moment later, later still on a
+        # loaded machine: wait until all its updates are counted.
+        deadline = time.monotonic() + 30.0
+        while True:
+            with psycopg.connect(libpq_dsn(database), autocommit=True) as conn:
+                after = conn.execute(
+                    "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                    "WHERE relname = 'hosts'"
+                ).fetchone()
+            assert after is not None
+            if after[0] - before[0] >= count or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         updates = after[0] - before[0]
         hot_share = (after[1] - before[1]) / updates if updates else 0.0
-        count = batches * min(BATCH, hosts)
         return cpu / count, wall / count, hot_share
 
     # The same hosts both times: the first run leaves their copies fresh for the second.

@@ -40,7 +40,8 @@ def row_versions(session: Session) -> list[tuple[str, str]]:
 
 def test_recent_rollups_average_and_keep_maxima(db_session: Session) -> None:
     host = make_host()
-    now = utcnow()
+    # Half past an hour, so the two minutes below fall in one hour whatever the clock says.
+    now = utcnow().replace(minute=0, second=0, microsecond=0) - timedelta(minutes=30)
     minute = minute_floor(now) - timedelta(minutes=2)
     insert_samples(db_session, [
         sample_values(host.id, 1, minute, active=2, req_per_s=1.0, drops_per_s=0.0),
