@@ -4,7 +4,7 @@ Granularity by rows per partition at 10,000 hosts pushing every 10 s (docs/stora
 samples and access-log rows by 6 hours (21.6 M samples each; a partition is dropped only once
 wholly expired, so the raw data kept is the retention plus up to one partition: 2.25 days
 instead of 3 with daily ones, the largest table being the one that gains); 1-minute rollups by
-day (14.4 M rows a day, 31 partitions at 30 days' retention); 1-hour rollups by month (7.2 M
+day (14.4 M rows a day, 15 partitions at 14 days' retention); 1-hour rollups by month (7.2 M
 rows a month, 13 partitions for a year; daily ones would make 365 small tables to plan over).
 The access-log tables keep less (app.access_log.settings), so their partitions are smaller to
 match (kept at most: the retention plus one partition): raw rows by hour (3 hours kept, 4 at

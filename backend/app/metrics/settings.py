@@ -10,12 +10,15 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class RetentionSettings(BaseSettings):
-    """Retention per resolution, in days."""
+    """Retention per resolution, in days.
+
+    Minutes are kept 14 days: the host page's longest range (7 d, 30-minute points) reads them,
+    and a week can be laid beside the week before; older windows read hours (docs/storage.md)."""
 
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     raw_days: float = Field(default=2, gt=0, validation_alias="NGINX_FLEET_RETENTION_RAW_DAYS")
-    minute_days: float = Field(default=30, gt=0, validation_alias="NGINX_FLEET_RETENTION_1M_DAYS")
+    minute_days: float = Field(default=14, gt=0, validation_alias="NGINX_FLEET_RETENTION_1M_DAYS")
     hour_days: float = Field(default=365, gt=0, validation_alias="NGINX_FLEET_RETENTION_1H_DAYS")
 
     @property

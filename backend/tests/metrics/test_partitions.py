@@ -128,7 +128,7 @@ def test_retention_drops_whole_expired_partitions_and_keeps_the_others(
     # Detached, then dropped once the detaching transaction was committed.
     assert not table_exists(db_session, raw_partition(old))
     assert db_session.scalars(select(Sample.seq).order_by(Sample.seq)).all() == [2, 3]
-    # Minute rollups are kept 30 days: none of the five days' partitions went.
+    # Minute rollups are kept 14 days: none of the five days' partitions went.
     assert removed["1m"].partitions == ()
 
 
