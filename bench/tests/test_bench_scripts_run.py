@@ -172,3 +172,10 @@ def test_storage_projects_packed_access_log_figures_per_busy_site() -> None:
     one = re.search(r"with 1 busy site\(s\) each: (\d+\.\d) GB", done.stdout)
     five = re.search(r"with 5 busy site\(s\) each: (\d+\.\d) GB", done.stdout)
     assert one and five and float(five[1]) == pytest.approx(5 * float(one[1]), rel=0.01)
+
+
+def test_log_migration_times_0013_against_a_sql_rewrite() -> None:
+    done = run_script("log_migration.py", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio upgrade/floor:" in done.stdout
+    assert "sketches decode to the JSON they were: OK" in done.stdout
