@@ -12,6 +12,12 @@ from nginx_fleet_analyzer.rules import Rule, RuleContext, all_rules, get_rule
 from nginx_fleet_analyzer.rules._support import children_by_name
 from nginx_fleet_analyzer.scoring import Muted, Score, score
 
+# Bumped by hand whenever what the engine reports for a given config and inputs may change (a
+# rule added, removed or edited, the parser, the scoring): the backend re-runs every host's
+# analysis once after a deploy with a new version and otherwise skips hosts whose inputs stay.
+# tests/test_engine_version.py holds the rule catalogue of each version.
+ENGINE_VERSION = 1
+
 
 class RuleFailure(Record):
     """A rule that crashed: an internal error of ours, not a problem of the config."""

@@ -141,6 +141,15 @@ def test_analysis_queue_drains_a_config_change_deduplicated_while_probes_pass() 
     assert re.search(r"check: .*analyses than snapshots .*: OK", done.stdout), done.stdout
 
 
+def test_reanalysis_round_times_steady_hosts_marked_current_against_the_full_path() -> None:
+    done = run_script("reanalysis_round.py", "--quick")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in ("full path (baseline)", "marked current"):
+        assert re.search(rf"  {re.escape(path)} +[\d.]+ ms +[\d.]+ ms", done.stdout), done.stdout
+    assert "ratio full/current: worker CPU" in done.stdout
+    assert "check: both paths store the same scores: OK" in done.stdout
+
+
 def test_live_events_coalesces_pushes_for_the_fleet_and_scopes_a_host_page() -> None:
     done = run_script(
         "live_events.py", "--rate", "200", "--duration", "3", "--hosts", "1000",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from nginx_fleet_analyzer import ParsedConfig, parse_dump
-from nginx_fleet_analyzer.engine import Report, analyze
+from nginx_fleet_analyzer.engine import ENGINE_VERSION, Report, analyze
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
@@ -18,17 +18,21 @@ from app.configs.models import (
     ConfigSnapshot,
     ParseStatus,
 )
-from app.configs.rescoring import apply_tally, tally
+from app.configs.rescoring import apply_tally, rescore, tally
 from app.findings.models import Finding
 from app.findings.muting import active_acks
 from app.hosts.models import Host
 
 log = logging.getLogger(__name__)
 
+# Where ConfigAnalysis.inputs records the version of the engine that made the analysis.
+ENGINE_KEY = "engine_version"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What analysing a snapshot did: 'created', 'replaced', 'unchanged' or 'skipped'."""
+    """What analysing a snapshot did: 'created', 'replaced', 'unchanged', 'current' (the latest
+    analysis still holds: the engine did not run) or 'skipped'."""
 
     action: str
     analysis_id: int | None
@@ -65,12 +69,44 @@ def _run_engine(snapshot: ConfigSnapshot, inputs: AnalysisInputs, now: datetime)
 
 
 def _latest(session: Session, host_id: int) -> ConfigAnalysis | None:
+    # populate_existing: read again after the host lock, what a concurrent analysis wrote.
     return session.scalar(
         select(ConfigAnalysis)
         .where(ConfigAnalysis.host_id == host_id)
         .order_by(ConfigAnalysis.id.desc())
         .limit(1)
+        .execution_options(populate_existing=True)
     )
+
+
+def _still_current(
+    latest: ConfigAnalysis, snapshot: ConfigSnapshot, inputs: AnalysisInputs
+) -> bool:
+    """Whether the engine would find again what the latest analysis holds: same snapshot, inputs
+    digest and engine version, and a clean run (a crash or a failed rule may be transient)."""
+    return (
+        latest.snapshot_id == snapshot.id
+        and latest.inputs_digest == inputs.digest()
+        and latest.inputs.get(ENGINE_KEY) == ENGINE_VERSION
+        and latest.status is AnalysisStatus.ok
+        and latest.error is None
+    )
+
+
+def _mark_current(
+    session: Session, snapshot: ConfigSnapshot, latest: ConfigAnalysis, now: datetime
+) -> Outcome:
+    """Leave the latest analysis as a full run would, without the engine; commits.
+
+    The findings rows stay (their ids too); the times move to `now` (the UI's "analysed at",
+    the periodic round's due check), and the score is taken again from the acks in force now,
+    which differ from those it was scored with when an ack expired since (before
+    apply_expired_acks ran) or was made while the analysis that scored it ran."""
+    snapshot.analyzed_at = now
+    latest.analyzed_at = now
+    rescore(session=session, analyses=[latest], now=now)
+    session.commit()
+    return Outcome("current", latest.id)
 
 
 def _fingerprint(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -116,7 +152,11 @@ def _fill(
     """Set the analysis's fields and findings from the engine's result."""
     analysis.analyzed_at = now
     analysis.inputs_digest = inputs.digest()
-    analysis.inputs = inputs.to_dict()
+    # The engine's version sits next to the inputs, not in their digest: after a deploy with a
+    # new one, a steady host's analysis is then re-run in place once ('replaced'). In the digest
+    # it would make the run 'unchanged' whenever the findings stay, which stores nothing, so the
+    # old version would stay and the engine would run again every round.
+    analysis.inputs = {**inputs.to_dict(), ENGINE_KEY: ENGINE_VERSION}
     if isinstance(result, str):
         analysis.status = AnalysisStatus.failed
         analysis.error = result
@@ -141,9 +181,11 @@ def _fill(
 def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Outcome:
     """Analyse a snapshot with its host's facts and last hour of metrics; commits.
 
-    Re-running with the same snapshot and inputs replaces the host's latest analysis; a run
-    whose findings equal the latest analysis of the same snapshot adds nothing. An old
-    snapshot (the host has a newer config) only gets its parse summary."""
+    With the same snapshot, inputs and engine as the host's latest analysis, the engine does
+    not run and that analysis is marked current. Otherwise a run with the same snapshot and
+    inputs replaces the latest analysis; a run whose findings equal the latest analysis of the
+    same snapshot adds nothing. An old snapshot (the host has a newer config) only gets its
+    parse summary."""
     snapshot = session.get(ConfigSnapshot, snapshot_id)
     if snapshot is None:
         log.warning("config snapshot %d vanished before analysis", snapshot_id)
@@ -154,6 +196,13 @@ def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Ou
     if host is None:
         return Outcome("skipped", None)
     inputs = gather_inputs(session=session, host_id=host.id, now=now)
+    latest = _latest(session, host.id)
+    if (
+        host.config_hash == snapshot.hash
+        and latest is not None
+        and _still_current(latest, snapshot, inputs)
+    ):
+        return _mark_current(session, snapshot, latest, now)
     result = _run_engine(snapshot, inputs, now)
     # Locking the host row for the writes makes two analyses of one host take turns (replace,
     # not duplicate); re-read, as a push may have brought a new config meanwhile.

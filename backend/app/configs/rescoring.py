@@ -91,8 +91,16 @@ def rescore_latest(*, session: Session, host_ids: Sequence[int] | None, now: dat
             ConfigAnalysis.id.in_(ids), ConfigAnalysis.status == AnalysisStatus.ok
         )
     ).all()
+    rescore(session=session, analyses=analyses, now=now)
+    return len(analyses)
+
+
+def rescore(*, session: Session, analyses: Sequence[ConfigAnalysis], now: datetime) -> None:
+    """Score successful analyses from their stored findings and the acks in force at `now`.
+
+    The caller commits."""
     if not analyses:
-        return 0
+        return
     acks = active_acks(session=session, now=now, host_ids=[a.host_id for a in analyses])
     rows_by_analysis: dict[int, list[Finding]] = {a.id: [] for a in analyses}
     for row in session.scalars(
@@ -102,4 +110,3 @@ def rescore_latest(*, session: Session, host_ids: Sequence[int] | None, now: dat
     for analysis in analyses:
         findings = [(row.key, as_engine_finding(row)) for row in rows_by_analysis[analysis.id]]
         apply_tally(analysis, tally(findings, host_id=analysis.host_id, acks=acks))
-    return len(analyses)

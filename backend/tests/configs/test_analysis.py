@@ -127,20 +127,6 @@ def test_samples_older_than_an_hour_are_not_used(db_session: Session) -> None:
     assert analysis is not None and analysis.inputs["metrics"] is None
 
 
-def test_rerun_with_the_same_inputs_replaces_the_analysis(db_session: Session) -> None:
-    host, snapshot_id = host_with_config()
-    set_facts(host.id, {"cpu_count": 4})
-    first = run(db_session, snapshot_id)
-    second = run(db_session, snapshot_id)
-    assert second.action == "replaced"
-    assert second.analysis_id == first.analysis_id
-    assert db_session.scalar(select(func.count()).select_from(ConfigAnalysis)) == 1
-    stored = db_session.scalar(select(func.count()).where(Finding.analysis_id == first.analysis_id))
-    assert stored == len(findings_of(db_session, first.analysis_id))
-    assert "W-connections" in rules_of(db_session, first.analysis_id)
-    assert db_session.scalar(select(func.count()).select_from(Finding)) == stored
-
-
 def test_new_inputs_with_new_findings_add_an_analysis(db_session: Session) -> None:
     host, snapshot_id = host_with_config()
     first = run(db_session, snapshot_id)
