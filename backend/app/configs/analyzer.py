@@ -178,14 +178,24 @@ def _fill(
     session.add_all(_finding_rows(result, analysis))
 
 
+def _same_findings(session: Session, latest: ConfigAnalysis, result: Report | str) -> bool:
+    """Whether a clean run found what latest (clean too) holds: the same keys and severities."""
+    return (
+        latest.status is AnalysisStatus.ok
+        and not isinstance(result, str)
+        and _stored_fingerprint(session, latest.id)
+        == _fingerprint([(f.key, str(f.severity)) for f in result.findings])
+    )
+
+
 def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Outcome:
     """Analyse a snapshot with its host's facts and last hour of metrics; commits.
 
     With the same snapshot, inputs and engine as the host's latest analysis, the engine does
-    not run and that analysis is marked current. Otherwise a run with the same snapshot and
-    inputs replaces the latest analysis; a run whose findings equal the latest analysis of the
-    same snapshot adds nothing. An old snapshot (the host has a newer config) only gets its
-    parse summary."""
+    not run and that analysis is marked current. Otherwise a run of the same snapshot with the
+    same inputs, or finding what the latest analysis holds, rewrites that analysis in place (no
+    new point in the score history). An old snapshot (the host has a newer config) only gets
+    its parse summary."""
     snapshot = session.get(ConfigSnapshot, snapshot_id)
     if snapshot is None:
         log.warning("config snapshot %d vanished before analysis", snapshot_id)
@@ -211,25 +221,15 @@ def analyze_snapshot(*, session: Session, snapshot_id: int, now: datetime) -> Ou
         session.commit()
         return Outcome("skipped", None)
     latest = _latest(session, host.id)
-    if (
-        latest is not None
-        and latest.snapshot_id == snapshot.id
-        and latest.inputs_digest == inputs.digest()
-    ):
-        session.execute(delete(Finding).where(Finding.analysis_id == latest.id))
-        _fill(session, latest, result, inputs, now)
-        session.commit()
-        return Outcome("replaced", latest.id)
-    if (
-        latest is not None
-        and latest.snapshot_id == snapshot.id
-        and latest.status is AnalysisStatus.ok
-        and not isinstance(result, str)
-        and _stored_fingerprint(session, latest.id)
-        == _fingerprint([(f.key, str(f.severity)) for f in result.findings])
-    ):
-        session.commit()
-        return Outcome("unchanged", latest.id)
+    if latest is not None and latest.snapshot_id == snapshot.id:
+        same_inputs = latest.inputs_digest == inputs.digest()
+        if same_inputs or _same_findings(session, latest, result):
+            # Rewritten in place, so no new point in the score history; the new digest and
+            # figures let the next round of a now-steady host find it current.
+            session.execute(delete(Finding).where(Finding.analysis_id == latest.id))
+            _fill(session, latest, result, inputs, now)
+            session.commit()
+            return Outcome("replaced" if same_inputs else "unchanged", latest.id)
     analysis = ConfigAnalysis(host_id=host.id, snapshot_id=snapshot.id)
     session.add(analysis)
     _fill(session, analysis, result, inputs, now)

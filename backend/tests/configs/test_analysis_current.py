@@ -157,6 +157,32 @@ def test_metrics_run_the_engine_only_when_they_change_beyond_rounding(
         assert "W-drops" in set(rules)
 
 
+def test_figures_that_drift_without_new_findings_refresh_the_analysis_then_skip(
+    db_session: Session, engine_runs: list[str]
+) -> None:
+    host_id, snapshot_id = steady_host()
+    first = run(db_session, snapshot_id, utcnow())
+    before = stored(db_session, first.analysis_id)
+    # 700 accepted and handled in the hour instead of 300: another digest, the same findings.
+    later = utcnow() + timedelta(seconds=10)
+    insert_samples(db_session, [sample_values(host_id, 4, later, accepts=1700, handled=1700,
+                                              active=10)])  # fmt: skip
+    db_session.execute(update(Host).where(Host.id == host_id).values(last_seq=4))
+    db_session.commit()
+
+    second = run(db_session, snapshot_id, later)
+    # Rewritten in place with the new figures: no second analysis, no new score point.
+    assert second == analyzer.Outcome("unchanged", first.analysis_id)
+    assert analyses(db_session) == 1
+    after = stored(db_session, first.analysis_id)
+    assert after["inputs_digest"] != before["inputs_digest"]
+    assert after["score"] == before["score"] and after["counts"] == before["counts"]
+    # The next round of the now-steady host needs no engine.
+    third = run(db_session, snapshot_id, later + timedelta(minutes=5))
+    assert third == analyzer.Outcome("current", first.analysis_id)
+    assert engine_runs.count("analyze") == 2
+
+
 def test_a_new_snapshot_runs_the_engine(db_session: Session, engine_runs: list[str]) -> None:
     host_id, snapshot_id = steady_host()
     run(db_session, snapshot_id, utcnow())
