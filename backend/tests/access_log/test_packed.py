@@ -31,6 +31,10 @@ from tests.access_log.factories import latencies, sketch_json
         (1, {-MAX_INDEX: 1, 0: 2, MAX_INDEX: 3}),
         # Sums of rollups pass 32 bits.
         (2**40, {-1: 2**33, 5: 1}),
+        # An hour's counts: hundreds, rising and falling by little (stored as differences).
+        (9, {i: 1200 - 10 * abs(i) for i in range(-119, 120)}),
+        # Differences at the bounds of a signed byte.
+        (0, {0: 127, 1: 254, 2: 381, 3: 253}),
     ],
 )
 @pytest.mark.parametrize("deflate", [False, True])
@@ -69,6 +73,18 @@ def test_the_level_is_flagged_and_rows_stored_before_it_read_as_protocol_bins(
     assert pack_protocol(unpack_protocol(coarse), deflate=deflate) == coarse
     with pytest.raises(ValueError, match="level 2"):
         pack(0, {1: 1}, level=2)
+
+
+def test_dense_counts_are_stored_as_differences_only_when_these_are_narrower() -> None:
+    def layout(bins: dict[int, int]) -> int:
+        return pack(0, bins)[0] & 3
+
+    hour = {i: 1200 - 10 * abs(i) for i in range(-119, 120)}
+    assert (layout(hour), layout({0: 127, 1: 254, 2: 381, 3: 253})) == (3, 3)
+    # 2 bytes a bin as counts, 1 as differences.
+    assert len(pack(0, hour)) < 239 + 10
+    # A difference of 128 needs 2 bytes, as the counts do; counts of a byte stay counts.
+    assert (layout({0: 128, 1: 384}), layout({0: 1, 1: 200, 2: 3})) == (1, 1)
 
 
 def test_empty_bins_are_left_out_and_negative_counts_refused() -> None:
