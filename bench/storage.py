@@ -13,10 +13,14 @@ floats as double precision).
 Assumptions (printed): 10,000 hosts pushing every 10 s; 5 sites per host, each with traffic
 in every interval (~60 requests per 10 s per site, request and upstream times logged), one
 upstream address per site; top paths off (the agent's default). The access-log tables are
-projected at their own retention (app.access_log.settings: raw 6 h in hourly partitions, 1m
-8 d, 1h 90 d), per busy site of a host and for 1 and 5 busy sites per host; their sketches
-are stored packed (app.access_log.packed), and the JSON they were stored as before is measured
-in the same run as the baseline.
+projected at their own retention (app.access_log.settings, printed), per busy site of a host
+and for 1, 2 and 5 busy sites per host next to the samples' share. Their rows are written as
+the app writes them: raw rows' sketches packed as ingest packs them (app.access_log.packed),
+the rollups' summed by the rollups' accumulator from those raw sketches (a minute from 6, an
+hour from 360) and stored in its form (app.access_log.aggregate: bins of 2% accuracy); the
+rollups' indexes are sealed as the samples' are. Baselines in the same run: the rollups with
+the protocol's 1% bins (as stored before ROLLUP_LEVEL, never sealed) and every sketch as JSON
+(before migration 0013).
 Run: .venv/bin/python bench/storage.py [--quick] [--rows N]
 """
 
@@ -36,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from app.access_log.packed import pack_protocol
+from app.access_log.aggregate import SketchCounts
+from app.access_log.packed import pack, pack_protocol
 from app.access_log.settings import LogRetentionSettings
 from nginx_fleet_analyzer.latency_sketch import Sketch
 
@@ -56,14 +61,21 @@ RAW_PARTITION_DAYS, MINUTE_PARTITION_DAYS, HOUR_PARTITION_DAYS = 0.25, 1, 31
 RAW_KEPT_DAYS = RAW_DAYS + RAW_PARTITION_DAYS
 MINUTE_KEPT_DAYS = MINUTE_DAYS + MINUTE_PARTITION_DAYS
 HOUR_KEPT_DAYS = HOUR_DAYS + HOUR_PARTITION_DAYS
-# The access-log tables' own default retention (app.access_log.settings), raw rows in hourly
-# partitions; kept: the retention plus one partition not yet wholly expired.
+# The access-log tables' own default retention (app.access_log.settings), in partitions of an
+# hour, 6 hours and a day (app.metrics.partitioning); kept: the retention plus one partition
+# not yet wholly expired.
 LOG_RETENTION = LogRetentionSettings()
 LOG_RAW_DAYS = LOG_RETENTION.raw_hours / 24
 LOG_MINUTE_DAYS, LOG_HOUR_DAYS = LOG_RETENTION.minute_days, LOG_RETENTION.hour_days
-LOG_RAW_KEPT_DAYS = LOG_RAW_DAYS + 1 / 24
-LOG_MINUTE_KEPT_DAYS = LOG_MINUTE_DAYS + 0.25
-LOG_HOUR_KEPT_DAYS = LOG_HOUR_DAYS + 1
+LOG_RAW_PARTITION_DAYS, LOG_MINUTE_PARTITION_DAYS, LOG_HOUR_PARTITION_DAYS = 1 / 24, 0.25, 1
+LOG_RAW_KEPT_DAYS = LOG_RAW_DAYS + LOG_RAW_PARTITION_DAYS
+LOG_MINUTE_KEPT_DAYS = LOG_MINUTE_DAYS + LOG_MINUTE_PARTITION_DAYS
+LOG_HOUR_KEPT_DAYS = LOG_HOUR_DAYS + LOG_HOUR_PARTITION_DAYS
+# Busy sites per host of the access-log projections.
+BUSY_SITES = (1, 2, SITES)
+# How a row's sketches are written: as the app stores them now, the rollups' with the
+# protocol's 1% bins as they were stored before (deflated), or as JSON text (before 0013).
+NOW, PROTOCOL_BINS, JSON = "now", "1% bins", "JSON"
 
 
 @dataclass(frozen=True)
@@ -94,12 +106,35 @@ def sketch_json(rng: random.Random, requests: int, median_s: float) -> dict[str,
     return sketch.to_json()
 
 
-def merged_json(rng: random.Random, parts: int, median_s: float) -> dict[str, Any]:
-    """The sketch of `parts` intervals merged, as a rollup stores it."""
-    merged = Sketch()
+def summed_sketches(rng: random.Random, parts: int, median_s: float) -> SketchCounts:
+    """The sketches of `parts` intervals as raw rows store them, summed as the rollups sum
+    them."""
+    counts = SketchCounts()
     for _ in range(parts):
-        merged.merge(Sketch.from_json(sketch_json(rng, REQUESTS_PER_SITE_INTERVAL, median_s)))
-    return merged.to_json()
+        counts.add(pack_protocol(sketch_json(rng, REQUESTS_PER_SITE_INTERVAL, median_s)))
+    return counts
+
+
+def stored_sketch(counts: SketchCounts, rollup: bool, form: str) -> Any:
+    """A sketch as its column holds it in `form` (NOW, PROTOCOL_BINS or JSON)."""
+    if form == JSON:
+        return json.dumps(counts.sketch().to_json())
+    if not rollup:
+        return pack_protocol(counts.sketch().to_json())
+    return (
+        pack(counts.zero, counts.bins, deflate=True) if form == PROTOCOL_BINS else counts.packed()
+    )
+
+
+def sketch_pool(
+    rng: random.Random, resolution: str | None, median_s: float, form: str
+) -> list[Any]:
+    """20 stored sketches of a row of `resolution` (None: raw) to draw rows' sketches from."""
+    parts = {None: 1, "1m": 6, "1h": 360}[resolution]
+    return [
+        stored_sketch(summed_sketches(rng, parts, median_s), resolution is not None, form)
+        for _ in range(20)
+    ]
 
 
 def times(count: int, hosts: int, step_s: int) -> Iterator[tuple[int, datetime, int]]:
@@ -233,48 +268,42 @@ COUNTERS = (
 )
 
 
-def stored_sketch(data: dict[str, Any], packed: bool, rollup: bool) -> Any:
-    """A sketch as its column stores it: packed bytes (deflated in rollups, as the rollup task
-    writes them), or JSON text (the layout before migration 0013)."""
-    return pack_protocol(data, deflate=rollup) if packed else json.dumps(data)
-
-
-def _counters(
-    rng: random.Random, parts: int, request_time: Any, upstream_time: Any, packed: bool
-) -> tuple:
+def _counters(rng: random.Random, parts: int, request_time: Any, upstream_time: Any) -> tuple:
     requests = REQUESTS_PER_SITE_INTERVAL * parts
     return (
         requests, 0, requests - 5, 2, 3, rng.randint(0, 1), 0, 0, 0, 0, 0, requests * 6000,
-        requests - 6, requests // 2, requests // 3, 1, 0, 0, 0, 0, 0,
-        stored_sketch(request_time, packed, parts > 1),
-        stored_sketch(upstream_time, packed, parts > 1),
+        requests - 6, requests // 2, requests // 3, 1, 0, 0, 0, 0, 0, request_time,
+        upstream_time,
     )  # fmt: skip
 
 
 def log_rows(
-    count: int, rng: random.Random, resolution: str | None, packed: bool = True
+    count: int, rng: random.Random, resolution: str | None, form: str = NOW
 ) -> Iterator[tuple[Any, ...]]:
     """log_stats rows (resolution None) or log_stats_rollups rows; sketches from a pool."""
     parts = {None: 1, "1m": 6, "1h": 360}[resolution]
-    pool = [
-        (merged_json(rng, min(parts, 60), 0.05), merged_json(rng, min(parts, 60), 0.04))
-        for _ in range(20)
-    ]
+    pool = list(
+        zip(
+            sketch_pool(rng, resolution, 0.05, form),
+            sketch_pool(rng, resolution, 0.04, form),
+            strict=True,
+        )
+    )
     step = {None: INTERVAL_S, "1m": 60, "1h": 3600}[resolution]
     for i, (host, ts, seq) in enumerate(times(count, 100 * SITES, step)):
         site = f"site{host % SITES}.example.com"
         key = (host // SITES + 1, ts, seq, site) if resolution is None else (
             host // SITES + 1, resolution, ts, site
         )  # fmt: skip
-        yield (*key, *_counters(rng, parts, *pool[i % len(pool)], packed))
+        yield (*key, *_counters(rng, parts, *pool[i % len(pool)]))
 
 
 def upstream_rows(
-    count: int, rng: random.Random, resolution: str | None, packed: bool = True
+    count: int, rng: random.Random, resolution: str | None, form: str = NOW
 ) -> Iterator[tuple[Any, ...]]:
     """log_upstream_stats rows (resolution None) or their rollups."""
     parts = {None: 1, "1m": 6, "1h": 360}[resolution]
-    pool = [merged_json(rng, min(parts, 60), 0.04) for _ in range(20)]
+    pool = sketch_pool(rng, resolution, 0.04, form)
     step = {None: INTERVAL_S, "1m": 60, "1h": 3600}[resolution]
     for i, (host, ts, seq) in enumerate(times(count, 100 * SITES, step)):
         site = f"site{host % SITES}.example.com"
@@ -282,7 +311,7 @@ def upstream_rows(
             host // SITES + 1, resolution, ts, site
         )  # fmt: skip
         yield (*key, "10.0.0.7:8080", REQUESTS_PER_SITE_INTERVAL * parts, 0,
-               stored_sketch(pool[i % len(pool)], packed, parts > 1))  # fmt: skip
+               pool[i % len(pool)])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -297,7 +326,7 @@ class Table:
     kept_days: float
     # Days of it not yet sealed (its indexes rebuilt once its partition ended, hourly, 3 h
     # after the end: app.metrics.partitioning.SEALED): the partition being written and the
-    # one ended last; None for tables never sealed.
+    # one ended last; None for tables never sealed (the access-log raw rows expire as soon).
     unsealed_days: float | None = None
 
     def gigabytes(self, written: float, sealed: float) -> float:
@@ -325,11 +354,12 @@ TABLES = (
     Table("log_stats_rollups 1m", "log_stats_rollups_1m",
           f"host_id, resolution, bucket_start, site, {COUNTERS}",
           lambda n, r: log_rows(n, r, "1m"),
-          SITE_ROWS * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS),
+          SITE_ROWS * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS,
+          2 * LOG_MINUTE_PARTITION_DAYS),
     Table("log_stats_rollups 1h", "log_stats_rollups_1h",
           f"host_id, resolution, bucket_start, site, {COUNTERS}",
           lambda n, r: log_rows(n, r, "1h"),
-          SITE_ROWS * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS),
+          SITE_ROWS * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS, 2 * LOG_HOUR_PARTITION_DAYS),
     Table("log_upstream_stats (raw)", "log_upstream_stats",
           "host_id, ts, seq, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, None),
@@ -337,11 +367,13 @@ TABLES = (
     Table("log_upstream_rollups 1m", "log_upstream_rollups_1m",
           "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, "1m"),
-          SITE_ROWS * UPSTREAMS_PER_SITE * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 1440 * LOG_MINUTE_KEPT_DAYS, LOG_MINUTE_KEPT_DAYS,
+          2 * LOG_MINUTE_PARTITION_DAYS),
     Table("log_upstream_rollups 1h", "log_upstream_rollups_1h",
           "host_id, resolution, bucket_start, site, upstream, attempts, errors, response_time",
           lambda n, r: upstream_rows(n, r, "1h"),
-          SITE_ROWS * UPSTREAMS_PER_SITE * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS),
+          SITE_ROWS * UPSTREAMS_PER_SITE * 24 * LOG_HOUR_KEPT_DAYS, LOG_HOUR_KEPT_DAYS,
+          2 * LOG_HOUR_PARTITION_DAYS),
 )  # fmt: skip
 
 
@@ -374,24 +406,25 @@ def measure(
     return int(size) / rows, int(sealed) / rows
 
 
-def measure_log_json(conn: psycopg.Connection, rows: int) -> dict[str, float]:
-    """Bytes per row of each access-log table with its sketches stored as JSON text, as
-    before migration 0013: the baseline of the packed form."""
+def measure_log_form(conn: psycopg.Connection, rows: int, form: str) -> dict[str, float]:
+    """Bytes per row as written of each access-log table whose sketches `form` changes
+    (PROTOCOL_BINS: the rollups; JSON: every one, in json columns as before migration 0013)."""
     measured = {}
     for table in TABLES:
-        if not table.source.startswith("log"):
+        rollup = "resolution" in table.columns
+        if not table.source.startswith("log") or (form == PROTOCOL_BINS and not rollup):
             continue
-        probe = f"probe_json_{table.source}"
+        probe = f"probe_form_{table.source}"
         conn.execute(f"CREATE TABLE {probe} (LIKE {table.source}_default INCLUDING ALL)")
         for column in ("request_time", "upstream_time", "response_time"):
-            if f" {column}" in table.columns:
+            if form == JSON and f" {column}" in table.columns:
                 conn.execute(
                     f"ALTER TABLE {probe} ALTER COLUMN {column} TYPE json USING NULL::json"
                 )
-        resolution = None if "resolution" not in table.columns else table.source[-2:]
+        resolution = table.source[-2:] if rollup else None
         make = upstream_rows if table.source.startswith("log_upstream") else log_rows
         with conn.cursor().copy(f"COPY {probe} ({table.columns}) FROM STDIN") as copy:
-            for row in make(rows, random.Random(7), resolution, packed=False):
+            for row in make(rows, random.Random(7), resolution, form):
                 copy.write_row(row)
         conn.execute(f"VACUUM ANALYZE {probe}")
         size = conn.execute(f"SELECT pg_total_relation_size('{probe}')").fetchone()[0]
@@ -401,35 +434,46 @@ def measure_log_json(conn: psycopg.Connection, rows: int) -> dict[str, float]:
 
 
 def print_log_projection(
-    measured: Sequence[tuple[Table, tuple[float, float]]], as_json: dict[str, float]
+    measured: Sequence[tuple[Table, tuple[float, float]]],
+    before: dict[str, float],
+    as_json: dict[str, float],
+    samples_gb: float,
 ) -> None:
-    """The access-log tables: packed against JSON, and their disk per busy site of a host and
-    for 1 and 5 busy sites per host."""
+    """The access-log tables against their baselines (the rollups' 1% bins never sealed, JSON
+    sketches), and their disk per busy site of a host and for BUSY_SITES per host, next to
+    the samples' share and the budget."""
     print(
         f"access-log retention: raw {LOG_RETENTION.raw_hours:g} h (kept up to "
         f"{LOG_RAW_KEPT_DAYS * 24:g} h: hourly partitions), 1m {LOG_MINUTE_DAYS:g} d (up to "
         f"{LOG_MINUTE_KEPT_DAYS:g}), 1h {LOG_HOUR_DAYS:g} d (up to {LOG_HOUR_KEPT_DAYS:g})"
     )
-    per_site = 0.0
-    json_per_site = 0.0
-    for table, (per_row, _sealed) in measured:
+    per_site = before_per_site = json_per_site = 0.0
+    for table, (written, sealed) in measured:
         if not table.source.startswith("log"):
             continue
-        old = as_json[table.source]
+        old = before.get(table.source, written)
+        shown = f"{sealed:7.1f}" if table.unsealed_days is not None else f"{'-':>7}"
         print(
-            f"{table.label:30} packed {per_row:7.1f} bytes/row, JSON sketches {old:7.1f}: "
-            f"packed / JSON {per_row / old:.2f}x"
+            f"{table.label:30} now {written:7.1f} bytes/row ({shown} sealed), 1% bins "
+            f"{old:7.1f}: now / 1% {written / old:.2f}x; JSON sketches "
+            f"{as_json[table.source]:7.1f}: packed / JSON {written / as_json[table.source]:.2f}x"
         )
-        per_site += per_row * table.projected_rows / SITE_ROWS
-        json_per_site += old * table.projected_rows / SITE_ROWS
+        per_site += table.gigabytes(written, sealed) * GB / SITE_ROWS
+        before_per_site += old * table.projected_rows / SITE_ROWS
+        json_per_site += as_json[table.source] * table.projected_rows / SITE_ROWS
     print(
-        f"access-log figures per busy site of a host: {per_site / 1e6:.1f} MB "
-        f"(JSON sketches at the same retention: {json_per_site / 1e6:.1f} MB)"
+        f"access-log figures per busy site of a host: {per_site / 1e6:.1f} MB (1% rollup bins, "
+        f"never sealed: {before_per_site / 1e6:.1f} MB; JSON sketches at the same retention: "
+        f"{json_per_site / 1e6:.1f} MB)"
     )
-    for sites in (1, SITES):
+    for sites in BUSY_SITES:
+        logs = per_site * HOSTS * sites / GB
+        total = samples_gb + logs
         print(
-            f"access-log figures, {HOSTS} hosts with {sites} busy site(s) each: "
-            f"{per_site * HOSTS * sites / GB:.1f} GB"
+            f"access-log figures, {HOSTS} hosts with {sites} busy site(s) each: {logs:.1f} GB "
+            f"(1% bins: {before_per_site * HOSTS * sites / GB:.1f}); with the samples and their "
+            f"rollups ({samples_gb:.1f} GB): {total:.1f} GB, target < {BUDGET_GB:.0f} GB: "
+            f"{'MET' if total < BUDGET_GB else 'NOT MET'}"
         )
 
 
@@ -472,7 +516,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             floor = floor_bytes(conn, options.rows)
             previous = previous_bytes(conn, options.rows)
             before, _ = measure(conn, TABLES[1], options.rows, before=True)
-            log_json = measure_log_json(conn, options.rows)
+            log_before = measure_log_form(conn, options.rows, PROTOCOL_BINS)
+            log_json = measure_log_form(conn, options.rows, JSON)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     print(f"nginx-fleet storage benchmark, {when}{' (--quick)' if options.quick else ''}")
     print(
@@ -513,7 +558,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"before partitioning (double precision): sample_rollups {before:.1f} bytes/row; "
         f"now / before: {measured[1][1][0] / before:.2f}x as written"
     )
-    print_log_projection(measured, log_json)
+    print_log_projection(measured, log_before, log_json, metrics_total)
     print(f"projected: samples and their rollups {metrics_total:.1f} GB; "
           f"access-log figures {total - metrics_total:.1f} GB; total {total:.1f} GB")  # fmt: skip
     print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from nginx_fleet_analyzer.access_logs import COMBINED_FORMAT, LogFormat, discover
 from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch, exact_quantile
 from nginx_fleet_analyzer.loader import parse_text
@@ -100,6 +101,26 @@ def test_sketch_quantiles_stay_within_alpha_of_the_exact_ones_and_merge() -> Non
         got = merged.quantile(q)
         assert exact is not None and got is not None
         assert abs(got - exact) <= ALPHA * exact, (q, got, exact)
+
+
+def test_sketches_of_two_levels_merge_at_the_coarser_one() -> None:
+    values = [0.0] * 20 + [0.0001 * (1.013**i) for i in range(900)]
+    fine, coarse, direct = Sketch(), Sketch(level=1), Sketch(level=1)
+    for number, value in enumerate(values):
+        (fine if number % 3 else coarse).add(value)
+        direct.add(value)
+    fine.merge(coarse)
+    assert (fine.level, fine.zero, fine.bins) == (1, direct.zero, direct.bins)
+    # Bins twice as wide: (g^2 - 1) / (g^2 + 1) from any value, g = (1 + ALPHA) / (1 - ALPHA).
+    g2 = ((1 + ALPHA) / (1 - ALPHA)) ** 2
+    for q in (0.0, 0.5, 0.9, 0.99, 1.0):
+        exact, got = exact_quantile(values, q), fine.quantile(q)
+        assert exact is not None and got is not None
+        assert abs(got - exact) <= (g2 - 1) / (g2 + 1) * exact * (1 + 1e-9), (q, got, exact)
+    assert Sketch.from_json(fine.to_json()).bins == fine.bins
+    assert Sketch.from_json(fine.to_json()).level == 1
+    with pytest.raises(ValueError, match="cannot be made level 0"):
+        fine.coarsen(0)
 
 
 def test_a_p95_of_a_few_values_is_not_the_minimum() -> None:

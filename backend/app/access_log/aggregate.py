@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
-from nginx_fleet_analyzer.latency_sketch import Sketch
+from nginx_fleet_analyzer.latency_sketch import Sketch, coarser_bins
 from sqlalchemy import JSON, LargeBinary, Table, Text, cast, type_coerce
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -22,10 +22,14 @@ from app.access_log.fields import (
     UPSTREAM_COUNTERS,
     UPSTREAM_SKETCHES,
 )
-from app.access_log.packed import PackedSketch, add_into, pack
+from app.access_log.packed import PackedSketch, add_into, level_of, pack, unpack
 
 # Paths a bucket keeps per site: the most frequent and the slowest (by mean time) this many.
 TOP_PATHS_KEPT = 20
+# The level of the sketches the rollups store: pairs of the protocol's bins, 2% accuracy
+# (latency_sketch.level_alpha(1) = 1.9998%) for about half the bins of 1%; raw rows keep the
+# protocol's bins.
+ROLLUP_LEVEL = 1
 
 
 def decoded(value: Any) -> Any:
@@ -49,53 +53,72 @@ def stored_columns(table: Table) -> list[ColumnElement[Any]]:
 
 
 class SketchCounts:
-    """A sketch's counts added up: zero values, and counts per bin index.
+    """A sketch's counts added up: zero values, and counts per bin index of `level`.
 
     Merging sketches is adding counts; adding them as stored spares building a Sketch for every
-    row. `sketch()` hands the sum to the analyzer's Sketch for quantiles."""
+    row. Stored sketches differ in level (raw rows 0, rollups ROLLUP_LEVEL or, stored before
+    it, 0): the sum takes the coarser level of what it was given, so counts are only ever added
+    to the bin that holds their values. `sketch()` hands the sum to the analyzer's Sketch for
+    quantiles."""
 
-    __slots__ = ("bins", "zero")
+    __slots__ = ("bins", "level", "zero")
 
     def __init__(self) -> None:
         self.zero = 0
         self.bins: dict[int, int] = {}
+        self.level = 0
 
     def add(self, data: bytes | memoryview | Mapping[str, Any]) -> None:
         """Add the counts of a stored sketch: packed bytes, or the protocol form."""
-        bins = self.bins
-        if not isinstance(data, Mapping):
-            self.zero += add_into(data if isinstance(data, bytes) else bytes(data), bins)
+        if isinstance(data, Mapping):
+            bins = {int(key): int(count) for key, count in data.get("bins", {}).items()}
+            self._add(int(data.get("zero", 0)), bins, int(data.get("level", 0)))
             return
-        self.zero += int(data.get("zero", 0))
-        get = bins.get
-        for key, count in data.get("bins", {}).items():
-            index = int(key)
-            bins[index] = get(index, 0) + int(count)
+        packed = data if isinstance(data, bytes) else bytes(data)
+        level = level_of(packed)
+        if level > self.level:
+            self._coarsen(level)
+        if level == self.level:
+            self.zero += add_into(packed, self.bins)
+            return
+        self._add(*unpack(packed), level)
 
     def merge(self, other: SketchCounts) -> None:
         """Add the counts of another sum."""
-        self.zero += other.zero
-        bins = self.bins
-        for index, count in other.bins.items():
-            bins[index] = bins.get(index, 0) + count
+        self._add(other.zero, other.bins, other.level)
+
+    def _coarsen(self, level: int) -> None:
+        """Bring the sum's bins to a coarser level."""
+        self.bins = coarser_bins(self.bins, level - self.level)
+        self.level = level
+
+    def _add(self, zero: int, bins: Mapping[int, int], level: int) -> None:
+        """Add counts of bins of `level`, at the coarser level of theirs and the sum's."""
+        if level > self.level:
+            self._coarsen(level)
+        elif level < self.level:
+            bins = coarser_bins(bins, self.level - level)
+        self.zero += zero
+        own = self.bins
+        for index, count in bins.items():
+            own[index] = own.get(index, 0) + count
 
     def __bool__(self) -> bool:
         return bool(self.zero) or any(self.bins.values())
 
     def packed(self) -> bytes | None:
-        """The stored form of the sum (deflated: sums are stored by the rollups), or None when
-        it holds no value."""
-        return pack(self.zero, self.bins, deflate=True) if self else None
-
-    def to_json(self) -> dict[str, Any] | None:
-        """The protocol form of the sum, or None when it holds no value."""
+        """The form the rollups store the sum in: at ROLLUP_LEVEL (or coarser), deflated; None
+        when it holds no value."""
         if not self:
             return None
-        return {"zero": self.zero, "bins": {str(i): c for i, c in sorted(self.bins.items()) if c}}
+        level = max(self.level, ROLLUP_LEVEL)
+        return pack(
+            self.zero, coarser_bins(self.bins, level - self.level), deflate=True, level=level
+        )
 
     def sketch(self) -> Sketch:
         """The sum as the analyzer's Sketch."""
-        return Sketch(self.zero, {i: c for i, c in self.bins.items() if c})
+        return Sketch(self.zero, {i: c for i, c in self.bins.items() if c}, self.level)
 
 
 class Totals:

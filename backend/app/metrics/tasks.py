@@ -76,7 +76,8 @@ def create_partitions() -> None:
 
 @celery_app.task(name="metrics.seal_partitions", **TRANSIENT_RETRY_POLICY)
 def seal_partitions() -> None:
-    """Rebuild the indexes of the samples' and rollups' partitions whose period has ended."""
+    """Rebuild the indexes of the samples', rollups' and access-log rollups' partitions whose
+    period has ended."""
     sealed = partitioning.seal_all(engine=get_engine(), now=utcnow())
     if sealed:
         log.info("partitions sealed (indexes rebuilt): %s", ", ".join(sealed))

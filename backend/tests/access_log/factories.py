@@ -18,9 +18,10 @@ from tests.agents.payloads import sample
 ACCESS_LOG_PATH = "/var/log/nginx/access.log"
 
 
-def sketch_json(values: Iterable[float]) -> dict[str, Any]:
-    """The protocol form of a sketch holding these values."""
-    sketch = Sketch()
+def sketch_json(values: Iterable[float], level: int = 0) -> dict[str, Any]:
+    """The protocol form of a sketch holding these values (in bins of `level`: the rollups'
+    are app.access_log.aggregate.ROLLUP_LEVEL)."""
+    sketch = Sketch(level=level)
     for value in values:
         sketch.add(value)
     data = sketch.to_json()

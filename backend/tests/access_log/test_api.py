@@ -8,15 +8,17 @@ from typing import Any
 
 import orjson
 import pytest
-from app.access_log.models import AccessLogFiles, LogStats, LogStatsRollup
+from app.access_log.aggregate import ROLLUP_LEVEL
+from app.access_log.models import AccessLogFiles, LogStats, LogStatsRollup, LogUpstreamRollup
+from app.access_log.packed import pack_protocol
 from app.access_log.rollups import rollup_logs
 from app.configs.analyzer import analyze_snapshot
 from app.core.db import SessionLocal, utcnow
 from app.findings.models import Finding
 from app.metrics import rollups
 from fastapi.testclient import TestClient
-from nginx_fleet_analyzer.latency_sketch import ALPHA
-from sqlalchemy import delete, select
+from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch, level_alpha
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from tests.access_log.factories import (
@@ -27,10 +29,14 @@ from tests.access_log.factories import (
     log_row,
     log_sample,
     site,
+    sketch_json,
 )
 from tests.agents.payloads import push_body, recent
 from tests.configs.factories import host_with_config
 from tests.hosts.factories import make_host
+
+# Percentiles read off rollups are as accurate as the rollups' sketches.
+ROLLUP_ALPHA = level_alpha(ROLLUP_LEVEL)
 
 # A cache, and a log format with neither $upstream_cache_status nor $request_time.
 CACHED_PLAIN_LOG = """# configuration file /etc/nginx/nginx.conf:
@@ -157,7 +163,7 @@ def test_a_week_is_read_from_the_hour_rollups(
     body = get_log(viewer_client, host.id, range="7d")
     assert body["step_s"] == 3600
     assert [p["requests"] for p in body["points"]] == [2]
-    assert body["totals"]["request_time_p50_s"] == pytest.approx(0.5, rel=ALPHA)
+    assert body["totals"]["request_time_p50_s"] == pytest.approx(0.5, rel=ROLLUP_ALPHA)
 
 
 def test_a_day_reads_minute_rollups_and_its_newest_minutes_from_raw_rows(
@@ -196,6 +202,53 @@ def test_a_day_reads_minute_rollups_and_its_newest_minutes_from_raw_rows(
     newest = body["points"][-1]
     covered = 20 if newest["requests"] == 7 else 10
     assert newest["req_per_s"] == pytest.approx(newest["requests"] / covered)
+
+
+def test_a_day_merges_minutes_stored_at_1_and_at_2_percent_with_its_raw_rows(
+    viewer_client: TestClient, db_session: Session
+) -> None:
+    """A minute rolled up before ROLLUP_LEVEL (protocol bins), one after it and the newest
+    raw rows: every sketch is brought to the coarsest level before counts are added."""
+    host = make_host()
+    now = utcnow()
+    stored_before = now.replace(second=0, microsecond=0) - timedelta(hours=5)
+    early, middle, late = [0.004] * 30, [0.25] * 20, [3.0] * 10
+    upstream = {"host_id": host.id, "site": "shop.example.com", "upstream": "10.0.0.7:80"}
+    db_session.execute(
+        insert(LogStatsRollup),
+        [{"host_id": host.id, "resolution": "1m", "bucket_start": stored_before,
+          "site": "shop.example.com", "requests": 30,
+          "request_time": pack_protocol(sketch_json(early), deflate=True)}],
+    )  # fmt: skip
+    db_session.execute(
+        insert(LogUpstreamRollup),
+        [{**upstream, "resolution": "1m", "bucket_start": stored_before, "attempts": 30,
+          "errors": 0, "response_time": pack_protocol(sketch_json(early), deflate=True)}],
+    )  # fmt: skip
+    db_session.commit()
+    rolled = now.replace(second=0, microsecond=0) - timedelta(hours=2)
+    insert_log_rows(
+        [log_row(host.id, rolled + timedelta(seconds=5), 1, times=middle),
+         log_row(host.id, now - timedelta(seconds=20), 2, times=late)],
+        [{**upstream, "ts": rolled + timedelta(seconds=5), "seq": 1, "attempts": 20,
+          "errors": 0, "response_time": sketch_json(middle)},
+         {**upstream, "ts": now - timedelta(seconds=20), "seq": 2, "attempts": 10,
+          "errors": 0, "response_time": sketch_json(late)}],
+    )  # fmt: skip
+    rollups.rollup_range(session=db_session, host_id=host.id, start=rolled, end=rolled)
+    body = get_log(viewer_client, host.id, range="24h")
+    totals = body["totals"]
+    assert totals["requests"] == 60
+    every = early + middle + late
+    expected = Sketch.from_json(sketch_json(every, ROLLUP_LEVEL))
+    for q, name in [(0.5, "p50"), (0.9, "p90"), (0.95, "p95"), (0.99, "p99")]:
+        assert totals[f"request_time_{name}_s"] == expected.quantile(q)
+        truth = nearest_rank(every, q)
+        assert abs(totals[f"request_time_{name}_s"] - truth) <= ROLLUP_ALPHA * truth
+    [read] = body["upstreams"]
+    assert read["attempts"] == 60
+    assert read["response_time_p50_s"] == expected.quantile(0.5)
+    assert read["response_time_p99_s"] == expected.quantile(0.99)
 
 
 def test_hit_ratio_counts_stale_updating_and_revalidated_as_hits_and_never_counts_dash(

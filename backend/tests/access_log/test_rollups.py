@@ -7,6 +7,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from app.access_log.aggregate import ROLLUP_LEVEL
 from app.access_log.models import (
     AccessLogRecent,
     LogStats,
@@ -14,18 +15,20 @@ from app.access_log.models import (
     LogUpstreamRollup,
     LogUpstreamStats,
 )
+from app.access_log.packed import pack_protocol
 from app.access_log.rollups import rollup_logs
 from app.core.db import SessionLocal, utcnow
 from app.metrics import rollups
 from app.metrics.settings import RetentionSettings
-from nginx_fleet_analyzer.latency_sketch import ALPHA, Sketch
-from sqlalchemy import delete, func, select
+from nginx_fleet_analyzer.latency_sketch import Sketch, level_alpha
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from tests.access_log.factories import insert_log_rows, latencies, log_row, sketch_json
 from tests.hosts.factories import make_host
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
+ROLLUP_ALPHA = level_alpha(ROLLUP_LEVEL)
 
 
 def exact(values: list[float], q: float) -> float:
@@ -34,14 +37,16 @@ def exact(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-def assert_within_alpha(sketch_data: dict[str, object] | None, values: list[float]) -> None:
-    """Every tested quantile of the stored sketch is within ALPHA of the exact one."""
+def assert_within_accuracy(sketch_data: dict[str, object] | None, values: list[float]) -> None:
+    """The stored sketch has the rollups' bins, and every tested quantile of it is within
+    their accuracy of the exact one."""
     sketch = Sketch.from_json(sketch_data)
     assert sketch.count == len(values)
+    assert sketch.level == ROLLUP_LEVEL
     for q in QUANTILES:
         estimate, truth = sketch.quantile(q), exact(values, q)
         assert estimate is not None
-        assert abs(estimate - truth) <= ALPHA * truth, (q, estimate, truth)
+        assert abs(estimate - truth) <= ROLLUP_ALPHA * truth, (q, estimate, truth)
 
 
 def rollup_rows(session: Session, resolution: str) -> list[LogStatsRollup]:
@@ -61,7 +66,7 @@ def closed_hour() -> datetime:
     return (utcnow() - timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
 
 
-def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
+def test_merged_rollups_give_the_quantiles_of_all_their_values_within_their_accuracy(
     db_session: Session,
 ) -> None:
     host = make_host()
@@ -87,7 +92,7 @@ def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
     for row in minutes:
         expected = values[(row.bucket_start, row.site)]
         assert row.requests == len(expected)
-        assert_within_alpha(row.request_time, expected)
+        assert_within_accuracy(row.request_time, expected)
     hour_rows = rollup_rows(db_session, "1h")
     first_hour, second_hour = start.hour, closed_hour().hour
     assert [(row.bucket_start.hour, row.site) for row in hour_rows] == [
@@ -99,7 +104,7 @@ def test_merged_rollups_give_the_quantiles_of_all_their_values_within_alpha(
     for row in hour_rows:
         expected = hours[(row.bucket_start, row.site)]
         assert row.requests == len(expected)
-        assert_within_alpha(row.request_time, expected)
+        assert_within_accuracy(row.request_time, expected)
 
 
 def test_counters_are_summed_and_absent_stays_absent(db_session: Session) -> None:
@@ -142,7 +147,7 @@ def test_rolling_up_again_replaces_buckets_and_picks_up_late_rows(db_session: Se
     rollups.rollup_recent(session=db_session, now=now)
     [row] = rollup_rows(db_session, "1m")
     assert row.requests == 3
-    assert row.request_time == sketch_json([0.1, 0.2, 0.3])
+    assert row.request_time == sketch_json([0.1, 0.2, 0.3], ROLLUP_LEVEL)
 
 
 def test_the_periodic_run_rebuilds_closed_hours_and_every_10_minutes_the_current_one(
@@ -193,7 +198,7 @@ def test_upstreams_and_top_paths_are_rolled_up(db_session: Session) -> None:
     assert row.top_paths == [["/x", 4, 0.8, 0.5], ["/y", 4, 0.4, 0.1]]
     upstreams = db_session.scalars(select(LogUpstreamRollup).order_by("resolution")).all()
     assert [(u.resolution, u.attempts, u.errors) for u in upstreams] == [("1h", 5, 1), ("1m", 5, 1)]
-    assert upstreams[1].response_time == sketch_json([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert upstreams[1].response_time == sketch_json([0.1, 0.2, 0.3, 0.4, 0.5], ROLLUP_LEVEL)
 
 
 def test_recent_figures_cover_the_last_15_minutes_of_every_site(db_session: Session) -> None:
@@ -219,7 +224,7 @@ def test_recent_figures_cover_the_last_15_minutes_of_every_site(db_session: Sess
     assert recent.cache_hit_ratio == pytest.approx(0.7)
     assert recent.share_5xx == pytest.approx(0.05)
     # The 38th of 40 values (nearest rank of 0.95) is one of the 0.1 s ones.
-    assert recent.request_time_p95_s == pytest.approx(0.1, rel=ALPHA)
+    assert recent.request_time_p95_s == pytest.approx(0.1, rel=ROLLUP_ALPHA)
     assert db_session.get(AccessLogRecent, quiet.id) is None
 
 
@@ -316,4 +321,42 @@ def test_minutes_whose_raw_rows_expired_are_not_rebuilt_from_what_is_left(
     rollups.rollup_range(session=db_session, host_id=host.id, start=minute, end=minute)
     [row] = rollup_rows(db_session, "1m")
     assert row.requests == 2
-    assert row.request_time == sketch_json([0.2, 0.2])
+    assert row.request_time == sketch_json([0.2, 0.2], ROLLUP_LEVEL)
+
+
+def test_an_hour_of_minutes_stored_at_1_and_at_2_percent_holds_every_value_at_2(
+    db_session: Session,
+) -> None:
+    """Minute rollups stored before ROLLUP_LEVEL keep their protocol bins (deflated): the hour
+    built from them and newer minutes brings them to the rollups' level before adding."""
+    host = make_host()
+    hour = closed_hour()
+    before, after = latencies(300, seed=1, median=0.02), latencies(200, seed=2, median=0.8)
+    stored_before = {"host_id": host.id, "resolution": "1m", "site": "a"}
+    db_session.execute(
+        insert(LogStatsRollup),
+        [{**stored_before, "bucket_start": hour + timedelta(minutes=5), "requests": 300,
+          "request_time": pack_protocol(sketch_json(before), deflate=True)}],
+    )  # fmt: skip
+    db_session.execute(
+        insert(LogUpstreamRollup),
+        [{**stored_before, "bucket_start": hour + timedelta(minutes=5), "upstream": "u",
+          "attempts": 300, "errors": 0,
+          "response_time": pack_protocol(sketch_json(before), deflate=True)}],
+    )  # fmt: skip
+    db_session.commit()
+    minute = hour + timedelta(minutes=10)
+    insert_log_rows(
+        [log_row(host.id, minute, 1, "a", times=after)],
+        [{"host_id": host.id, "ts": minute, "seq": 1, "site": "a", "upstream": "u",
+          "attempts": 200, "errors": 0, "response_time": sketch_json(after)}],
+    )  # fmt: skip
+    rollups.rollup_range(session=db_session, host_id=host.id, start=minute, end=minute)
+    [row] = rollup_rows(db_session, "1h")
+    assert row.requests == 500
+    assert row.request_time == sketch_json(before + after, ROLLUP_LEVEL)
+    assert_within_accuracy(row.request_time, before + after)
+    upstream = db_session.scalars(
+        select(LogUpstreamRollup).where(LogUpstreamRollup.resolution == "1h")
+    ).one()
+    assert upstream.response_time == sketch_json(before + after, ROLLUP_LEVEL)

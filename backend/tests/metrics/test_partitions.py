@@ -6,8 +6,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from app.access_log.models import LogStats, LogStatsRollup
 from app.core.db import SessionLocal, get_engine, utcnow
-from app.core.partitions import Period, drop_detached, ensure_partitions, expire
+from app.core.partitions import Period, drop_detached, ended_unsealed, ensure_partitions, expire
 from app.metrics import partitioning, rollups
 from app.metrics.bucketing import SeriesSource
 from app.metrics.models import Sample, SampleRollup
@@ -15,7 +16,7 @@ from app.metrics.samples import insert_samples as insert_skipping_duplicates
 from app.metrics.samples import stored_seqs
 from app.metrics.series import blended_rows, series_query
 from app.metrics.settings import RetentionSettings
-from sqlalchemy import func, select, text
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
 
 from tests.agents.test_push_batching import embedded
@@ -175,6 +176,45 @@ def test_ended_partitions_get_their_indexes_rebuilt_once(
         )
         == set()
     )
+
+
+def test_access_log_rollups_are_sealed_and_their_raw_rows_left_to_expire(
+    db_session: Session, extra_partitions: None
+) -> None:
+    hosts = [make_host(hostname=f"web-{i}").id for i in range(40)]
+    now = utcnow()
+    while partitioning.seal_all(engine=get_engine(), now=now):
+        pass
+    # Older than any partition the migrations made (they reach back as far as the retention).
+    ended = now - timedelta(days=10)
+    minutes, raw = partitioning.LOG_STATS_ROLLUPS_1M, partitioning.LOG_STATS
+    ensure_partitions(session=db_session, specs=[minutes, raw], now=ended, ahead=timedelta(0))
+    db_session.commit()
+    start = Period.quarter_day.floor(ended)
+    # In time order across hosts, as the rollup task writes them.
+    db_session.execute(insert(LogStatsRollup), [
+        {"host_id": host_id, "resolution": "1m", "bucket_start": start + timedelta(minutes=m),
+         "site": "shop.example.com", "requests": 1}
+        for m in range(300)
+        for host_id in hosts
+    ])  # fmt: skip
+    db_session.execute(insert(LogStats), [
+        {"host_id": host_id, "ts": Period.hour.floor(ended), "seq": 1, "site": "a", "requests": 1}
+        for host_id in hosts
+    ])  # fmt: skip
+    name = minutes.partition_name(start)
+    index_size = f"SELECT pg_relation_size('{name}_pkey')"
+    before = db_session.scalar(text(index_size))
+    db_session.commit()
+    # Hourly raw partitions are found once ended, as the 6-hourly ones...
+    with get_engine().connect() as connection:
+        hour = Period.hour.floor(ended)
+        found = ended_unsealed(connection=connection, spec=raw, before=now)
+        assert (raw.partition_name(hour), hour + timedelta(hours=1)) in found
+    # ... but only the rollups are sealed: raw rows expire when they could be.
+    assert partitioning.seal_all(engine=get_engine(), now=now) == [name]
+    assert db_session.scalar(text(index_size)) < 0.8 * before
+    assert partitioning.seal_all(engine=get_engine(), now=now) == []
 
 
 def test_expiry_of_one_resolution_leaves_the_other_alone(
