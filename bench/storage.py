@@ -43,6 +43,7 @@ import psycopg
 from app.access_log.aggregate import SketchCounts
 from app.access_log.packed import pack, pack_protocol
 from app.access_log.settings import LogRetentionSettings
+from app.metrics.settings import RetentionSettings
 from nginx_fleet_analyzer.latency_sketch import Sketch
 
 from harness import control_plane as cp
@@ -55,8 +56,10 @@ INTERVAL_S = 10
 REQUESTS_PER_SITE_INTERVAL = 60
 BUDGET_GB = 150.0
 GB = 1e9
-# Default retention (app.metrics.settings), in days; one more partition may still be kept.
-RAW_DAYS, MINUTE_DAYS, HOUR_DAYS = 2, 30, 365
+# Default retention (app.metrics.settings, unless set in the environment), in days; one more
+# partition may still be kept.
+RETENTION = RetentionSettings()
+RAW_DAYS, MINUTE_DAYS, HOUR_DAYS = RETENTION.raw_days, RETENTION.minute_days, RETENTION.hour_days
 RAW_PARTITION_DAYS, MINUTE_PARTITION_DAYS, HOUR_PARTITION_DAYS = 0.25, 1, 31
 RAW_KEPT_DAYS = RAW_DAYS + RAW_PARTITION_DAYS
 MINUTE_KEPT_DAYS = MINUTE_DAYS + MINUTE_PARTITION_DAYS
@@ -524,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"assumptions: {HOSTS} hosts at {INTERVAL_S} s; {SITES} sites per host with traffic in "
         f"every interval ({REQUESTS_PER_SITE_INTERVAL} requests per 10 s each), "
         f"{UPSTREAMS_PER_SITE} upstream address per site, top paths off; retention raw "
-        f"{RAW_DAYS} d, 1m {MINUTE_DAYS} d, 1h {HOUR_DAYS} d, each plus one partition (6 h, "
+        f"{RAW_DAYS:g} d, 1m {MINUTE_DAYS:g} d, 1h {HOUR_DAYS:g} d, each plus one partition (6 h, "
         f"day, month) not yet wholly expired; {options.rows} rows measured per table"
     )
     print(

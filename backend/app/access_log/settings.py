@@ -25,9 +25,10 @@ class LogRetentionSettings(BaseSettings):
     raw_hours: float = Field(
         default=3, ge=1, validation_alias="NGINX_FLEET_LOG_RETENTION_RAW_HOURS"
     )
-    # The alert rules' windows (up to a day) read minutes beyond the raw rows.
+    # The 24 h range and the alert rules' windows (up to a day) read minutes beyond the raw
+    # rows; a partition (6 h) goes only once wholly past the retention, so a day covers both.
     minute_days: float = Field(
-        default=2, ge=1, validation_alias="NGINX_FLEET_LOG_RETENTION_1M_DAYS"
+        default=1, ge=1, validation_alias="NGINX_FLEET_LOG_RETENTION_1M_DAYS"
     )
     hour_days: float = Field(default=35, gt=0, validation_alias="NGINX_FLEET_LOG_RETENTION_1H_DAYS")
 

@@ -8,7 +8,7 @@ day (14.4 M rows a day, 15 partitions at 14 days' retention); 1-hour rollups by 
 rows a month, 13 partitions for a year; daily ones would make 365 small tables to plan over).
 The access-log tables keep less (app.access_log.settings), so their partitions are smaller to
 match (kept at most: the retention plus one partition): raw rows by hour (3 hours kept, 4 at
-most), 1-minute rollups by 6 hours (2 days, 2.25), 1-hour rollups by day (35 days, 36).
+most), 1-minute rollups by 6 hours (1 day, 1.25), 1-hour rollups by day (35 days, 36).
 """
 
 from __future__ import annotations
