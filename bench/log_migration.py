@@ -1,14 +1,14 @@
 """How long migration 0013 (access-log sketches from JSON to packed bytes) takes on a big install.
 
 Migrates a throw-away database to 0012, fills the four access-log tables with the rows an
-install keeps within the new access-log retention (10 s rows of the last 3 hours, minutes of
-the last 2 days, hours of the last 35 days; one busy site with one upstream per host, sketches
-as JSON of realistic size: ~60 log-normal request times per 10 s, merged for rollups), then
-times `alembic upgrade 0013_compact_access_log`. Baseline in the same run: the same rows
-rewritten by SQL alone (`CREATE TABLE ... AS SELECT *`, no conversion), the floor of any
-rewrite. Prints rows per second of both, their ratio, checks that every row arrived with its
-sketches decoding to the JSON they were, and projects the migration's time for 10,000 hosts
-per busy site.
+install keeps within the access-log retention (by default 10 s rows of the last 3 hours,
+minutes of the last day, hours of the last 35 days; one busy site with one upstream per host;
+sketches as JSON of realistic size: ~60 log-normal request times per 10 s, summed for rollups
+as the rollup task sums them, at the protocol's bins as 0012 stored them), then times
+`alembic upgrade 0013_compact_access_log`. Baseline in the same run: the same rows rewritten by
+SQL alone (`CREATE TABLE ... AS SELECT *`, no conversion), the floor of any rewrite. Prints rows
+per second of both, their ratio, checks that every row arrived with its sketches decoding to
+the JSON they were, and projects the migration's time for 10,000 hosts per busy site.
 Run: .venv/bin/python bench/log_migration.py [--quick] [--hosts N]
 """
 
@@ -28,9 +28,10 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from app.access_log.packed import unpack_protocol
+from app.access_log.settings import LogRetentionSettings
 
 from harness.pgdb import libpq_dsn, sqlalchemy_url, temporary_database
-from storage import merged_json, sketch_json
+from storage import JSON, stored_sketch, summed_sketches
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE, AFTER = "0012_compact_samples", "0013_compact_access_log"
@@ -62,15 +63,18 @@ class Kept:
         return self.retention_s // self.step_s
 
 
-# What the new retention keeps (app.access_log.settings defaults), so what 0013 converts.
-HOUR_S, DAY_S = 3600, 86400
+# What the access-log retention keeps (app.access_log.settings), so what 0013 converts.
+RETENTION = LogRetentionSettings()
+RAW_S, MINUTE_S, HOUR_S = (
+    int(age.total_seconds()) for age in (RETENTION.raw, RETENTION.minute, RETENTION.hour)
+)
 KEPT = (
-    Kept("log_stats", None, 10, 3 * HOUR_S, 1),
-    Kept("log_stats_rollups", "1m", 60, 2 * DAY_S, 6),
-    Kept("log_stats_rollups", "1h", 3600, 35 * DAY_S, 360),
-    Kept("log_upstream_stats", None, 10, 3 * HOUR_S, 1),
-    Kept("log_upstream_rollups", "1m", 60, 2 * DAY_S, 6),
-    Kept("log_upstream_rollups", "1h", 3600, 35 * DAY_S, 360),
+    Kept("log_stats", None, 10, RAW_S, 1),
+    Kept("log_stats_rollups", "1m", 60, MINUTE_S, 6),
+    Kept("log_stats_rollups", "1h", 3600, HOUR_S, 360),
+    Kept("log_upstream_stats", None, 10, RAW_S, 1),
+    Kept("log_upstream_rollups", "1m", 60, MINUTE_S, 6),
+    Kept("log_upstream_rollups", "1h", 3600, HOUR_S, 360),
 )
 SKETCHES = {
     "log_stats": ("request_time", "upstream_time"),
@@ -145,11 +149,7 @@ def fill(conn: psycopg.Connection, kept: Kept, hosts: int, rng: random.Random) -
     ).fetchall()
     pools = {
         name: [
-            json.dumps(
-                sketch_json(rng, 60, median)
-                if kept.parts == 1
-                else merged_json(rng, min(kept.parts, 60), median)
-            )
+            stored_sketch(summed_sketches(rng, kept.parts, median), kept.parts > 1, JSON)
             for _ in range(POOL)
         ]
         for name, median in zip(SKETCHES[kept.table], (0.05, 0.04), strict=False)
