@@ -26,7 +26,7 @@ from pathlib import Path
 import psycopg
 
 from harness import control_plane as cp
-from harness.pgdb import libpq_dsn, temporary_database
+from harness.pgdb import copy_rows, libpq_dsn, temporary_database
 from harness.processes import raise_sigterm_as_exit
 from harness.stats import verdict
 
@@ -53,18 +53,11 @@ def parse_options(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def _copy(conn: psycopg.Connection, table: str, columns: Sequence[str], rows: list[tuple]) -> None:  # type: ignore[type-arg]
-    """Bulk-load rows with COPY (the fastest way in; the benchmark times reads, not loads)."""
-    with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
 def fill(dsn: str, hosts: int, now: datetime) -> int:
     """The fleet's rows; returns how many hosts drop connections."""
     dropping = max(1, int(hosts * DROPPING_SHARE))
     with psycopg.connect(dsn) as conn:
-        _copy(
+        copy_rows(
             conn,
             "hosts",
             ("id", "agent_id", "hostname", "labels", "token_hash", "enrolled_at", "last_seen_at",
@@ -88,7 +81,7 @@ def fill(dsn: str, hosts: int, now: datetime) -> int:
                      accepts * 3, 150.0, 50.0, drops / 10, 400, 20000, 120, 65536,
                      3 if drops else 0, 0, 0, 0, 0)
                 )  # fmt: skip
-        _copy(
+        copy_rows(
             conn,
             "samples",
             ("host_id", "seq", "ts", "nginx_up", "workers", "stub_status_available", "active",
@@ -103,14 +96,14 @@ def fill(dsn: str, hosts: int, now: datetime) -> int:
             for k in range(SAMPLES_PER_HOST):
                 ts = now - timedelta(seconds=10 * (SAMPLES_PER_HOST - k))
                 log_rows.append((host, ts, k + 1, "shop", 1500, 1400, 30, 60, 10, 4, 900, 300))
-        _copy(
+        copy_rows(
             conn,
             "log_stats",
             ("host_id", "ts", "seq", "site", "requests", "status_2xx", "status_3xx", "status_4xx",
              "status_5xx", "status_499", "cache_hit", "cache_miss"),
             log_rows,
         )  # fmt: skip
-        _copy(
+        copy_rows(
             conn,
             "access_log_recent",
             ("host_id", "computed_at", "requests", "cache_hit_ratio", "request_time_p95_s",
@@ -120,7 +113,7 @@ def fill(dsn: str, hosts: int, now: datetime) -> int:
         expiry = (now + timedelta(days=60)).isoformat()
         certificate = {"path": "/etc/ssl/site.pem", "not_after": expiry}
         facts = json.dumps({"tls_certificates": [certificate]})
-        _copy(
+        copy_rows(
             conn,
             "host_facts",
             ("host_id", "facts", "updated_at"),

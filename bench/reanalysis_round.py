@@ -36,7 +36,7 @@ import psycopg
 
 from harness import control_plane as cp
 from harness.cpu_groups import CpuGroup, database_session_pids
-from harness.pgdb import libpq_dsn, temporary_database
+from harness.pgdb import copy_rows, libpq_dsn, temporary_database
 from harness.processes import raise_sigterm_as_exit
 from harness.samples import CONFIG_DUMP, FACTS
 
@@ -67,13 +67,6 @@ def parse_options(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def _copy(conn: psycopg.Connection, table: str, columns: Sequence[str], rows: list[tuple]) -> None:  # type: ignore[type-arg]
-    """Bulk-load rows with COPY (the benchmark times analyses, not loads)."""
-    with conn.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
 def config_dump(path: Path | None) -> str:
     """The dump every host runs: the fleet benchmarks' one, or the file at `path` as nginx.conf."""
     if path is None:
@@ -86,7 +79,7 @@ def fill(dsn: str, hosts: int, dump: str, now: datetime) -> None:
     ids = range(1, hosts + 1)
     dump_hash = hashlib.sha256(dump.encode()).hexdigest()
     with psycopg.connect(dsn) as conn:
-        _copy(
+        copy_rows(
             conn,
             "hosts",
             ("id", "agent_id", "hostname", "labels", "token_hash", "enrolled_at", "last_seen_at",
@@ -95,13 +88,13 @@ def fill(dsn: str, hosts: int, dump: str, now: datetime) -> None:
               dump_hash, True, True) for i in ids],
         )  # fmt: skip
         conn.execute("SELECT setval('hosts_id_seq', %s)", (hosts,))
-        _copy(
+        copy_rows(
             conn,
             "config_snapshots",
             ("host_id", "hash", "dump", "received_at", "parse_status"),
             [(i, dump_hash, dump, now, "pending") for i in ids],
         )
-        _copy(
+        copy_rows(
             conn,
             "host_facts",
             ("host_id", "facts", "nginx_version", "cpu_count", "updated_at"),
@@ -118,7 +111,7 @@ def fill(dsn: str, hosts: int, dump: str, now: datetime) -> None:
                      accepts * 3, 150.0, 50.0, 0.0, 400, 20000, 120, 65536)
                 )  # fmt: skip
                 log_rows.append((host, ts, seq, "shop", 1500, 1400, 30, 60, 10, 4, 900, 300))
-        _copy(
+        copy_rows(
             conn,
             "samples",
             ("host_id", "seq", "ts", "nginx_up", "workers", "stub_status_available", "active",
@@ -127,7 +120,7 @@ def fill(dsn: str, hosts: int, dump: str, now: datetime) -> None:
              "worker_fds_limit"),
             samples,
         )  # fmt: skip
-        _copy(
+        copy_rows(
             conn,
             "log_stats",
             ("host_id", "ts", "seq", "site", "requests", "status_2xx", "status_3xx", "status_4xx",
