@@ -152,10 +152,9 @@ def _fill(
     """Set the analysis's fields and findings from the engine's result."""
     analysis.analyzed_at = now
     analysis.inputs_digest = inputs.digest()
-    # The engine's version sits next to the inputs, not in their digest: after a deploy with a
-    # new one, a steady host's analysis is then re-run in place once ('replaced'). In the digest
-    # it would make the run 'unchanged' whenever the findings stay, which stores nothing, so the
-    # old version would stay and the engine would run again every round.
+    # The engine's version sits next to the inputs, not in their digest (which stays a function
+    # of what the host reported): after a deploy with a new one, a steady host's analysis is
+    # re-run in place once ('replaced'), then current again.
     analysis.inputs = {**inputs.to_dict(), ENGINE_KEY: ENGINE_VERSION}
     if isinstance(result, str):
         analysis.status = AnalysisStatus.failed
