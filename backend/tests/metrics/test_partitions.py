@@ -133,14 +133,19 @@ def test_retention_drops_whole_expired_partitions_and_keeps_the_others(
     assert removed["1m"].partitions == ()
 
 
+def seal_what_has_ended(now: datetime) -> None:
+    """Seal every partition ended by `now`: those made earlier in the session may have ended
+    since, and would be sealed before the test's own."""
+    while partitioning.seal_all(engine=get_engine(), now=now):
+        pass
+
+
 def test_ended_partitions_get_their_indexes_rebuilt_once(
     db_session: Session, extra_partitions: None
 ) -> None:
     hosts = [make_host(hostname=f"web-{i}").id for i in range(40)]
     now = utcnow()
-    # Partitions made earlier in the session may have ended since: sealed first, out of the way.
-    while partitioning.seal_all(engine=get_engine(), now=now):
-        pass
+    seal_what_has_ended(now)
     ended = now - timedelta(days=1)
     older = ended - timedelta(hours=6)
     for moment in (older, ended):
@@ -183,8 +188,7 @@ def test_access_log_rollups_are_sealed_and_their_raw_rows_left_to_expire(
 ) -> None:
     hosts = [make_host(hostname=f"web-{i}").id for i in range(40)]
     now = utcnow()
-    while partitioning.seal_all(engine=get_engine(), now=now):
-        pass
+    seal_what_has_ended(now)
     # Older than any partition the migrations made (they reach back as far as the retention).
     ended = now - timedelta(days=10)
     minutes, raw = partitioning.LOG_STATS_ROLLUPS_1M, partitioning.LOG_STATS
