@@ -10,6 +10,7 @@ from app.configs import service
 from app.core.db import SessionLocal, utcnow
 from app.hosts.models import Host, HostFacts
 from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from tests.hosts.factories import HostWithToken, insert_samples, make_host, sample_values
 
@@ -42,15 +43,21 @@ def host_with_config(
 ) -> tuple[HostWithToken, int]:
     """A host whose current config is `dump`; returns the host and the snapshot id."""
     host = make_host(**host_columns)
-    config_hash = hashlib.sha256(dump.encode()).hexdigest()
     with SessionLocal() as session:
-        snapshot_id = service.store_snapshot(
-            session=session, host_id=host.id, config_hash=config_hash, dump=dump, now=utcnow()
-        )
-        session.execute(update(Host).where(Host.id == host.id).values(config_hash=config_hash))
-        session.commit()
+        return host, run_config(session, host.id, dump)
+
+
+def run_config(session: Session, host_id: int, dump: str) -> int:
+    """The host now runs `dump`, as when its agent reports it: its snapshot is stored and the
+    host's config hash set; commits and returns the snapshot id."""
+    config_hash = hashlib.sha256(dump.encode()).hexdigest()
+    snapshot_id = service.store_snapshot(
+        session=session, host_id=host_id, config_hash=config_hash, dump=dump, now=utcnow()
+    )
+    session.execute(update(Host).where(Host.id == host_id).values(config_hash=config_hash))
+    session.commit()
     assert snapshot_id is not None
-    return host, snapshot_id
+    return snapshot_id
 
 
 def set_facts(host_id: int, facts: dict[str, Any]) -> None:

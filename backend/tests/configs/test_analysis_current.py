@@ -3,12 +3,11 @@ and leaves that analysis as a full run would: same findings rows, times and scor
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from app.configs import analyzer, service
+from app.configs import analyzer
 from app.configs.models import AnalysisStatus, ConfigAnalysis, ConfigSnapshot
 from app.core.db import utcnow
 from app.findings import service as findings_service
@@ -27,6 +26,7 @@ from tests.configs.factories import (
     NEAR_DEFAULT_DUMP,
     add_counter_samples,
     host_with_config,
+    run_config,
     set_facts,
 )
 from tests.hosts.factories import insert_samples, sample_values
@@ -187,13 +187,7 @@ def test_a_new_snapshot_runs_the_engine(db_session: Session, engine_runs: list[s
     host_id, snapshot_id = steady_host()
     run(db_session, snapshot_id, utcnow())
     dump = NEAR_DEFAULT_DUMP.replace("worker_connections 512;", "worker_connections 4096;")
-    config_hash = hashlib.sha256(dump.encode()).hexdigest()
-    new_id = service.store_snapshot(
-        session=db_session, host_id=host_id, config_hash=config_hash, dump=dump, now=utcnow()
-    )
-    db_session.execute(update(Host).where(Host.id == host_id).values(config_hash=config_hash))
-    db_session.commit()
-    assert new_id is not None
+    new_id = run_config(db_session, host_id, dump)
 
     outcome = run(db_session, new_id, utcnow())
     assert outcome.action == "created"

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from alembic import command
-from app.configs import analyzer, service
+from app.configs import analyzer
 from app.configs.inputs import AnalysisInputs
 from app.core.db import get_engine, utcnow
 from app.findings.models import Ack, Finding
 from app.findings.rekey import rekey_findings_and_acks, stored_facts
-from app.hosts.models import Host
 from fastapi.testclient import TestClient
 from nginx_fleet_analyzer.facts import HostFacts
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tests.configs.factories import host_with_config, set_facts
+from tests.configs.factories import host_with_config, run_config, set_facts
 from tests.conftest import alembic_config
 
 HEADER = "# configuration file /etc/nginx/nginx.conf:\n"
@@ -59,15 +56,7 @@ def _host(session: Session, text: str = SITE) -> int:
 
 def _push(session: Session, host_id: int, text: str) -> None:
     """The agent reports a new config: a new snapshot, the host's hash, an analysis."""
-    dump = HEADER + text
-    config_hash = hashlib.sha256(dump.encode()).hexdigest()
-    snapshot_id = service.store_snapshot(
-        session=session, host_id=host_id, config_hash=config_hash, dump=dump, now=utcnow()
-    )
-    session.execute(update(Host).where(Host.id == host_id).values(config_hash=config_hash))
-    session.commit()
-    assert snapshot_id is not None
-    _analyse(session, host_id, snapshot_id)
+    _analyse(session, host_id, run_config(session, host_id, HEADER + text))
 
 
 def _autoindex(client: TestClient, host_id: int) -> list[dict]:  # type: ignore[type-arg]
