@@ -50,19 +50,20 @@ def gaps_between(
     session: Session, *, host_id: int, start: datetime, end: datetime
 ) -> list[SampleGapRead]:
     """The host's gap records that overlap [start, end), oldest first."""
-    rows = session.scalars(
-        select(SampleGap)
-        .where(SampleGap.host_id == host_id, SampleGap.to_ts >= start, SampleGap.from_ts < end)
-        .order_by(SampleGap.from_ts, SampleGap.from_seq)
+    # Columns rather than entities: every series read asks, and rarely finds one.
+    rows = session.execute(
+        select(_gaps.c.from_seq, _gaps.c.to_seq, _gaps.c.from_ts, _gaps.c.to_ts, _gaps.c.reason)
+        .where(_gaps.c.host_id == host_id, _gaps.c.to_ts >= start, _gaps.c.from_ts < end)
+        .order_by(_gaps.c.from_ts, _gaps.c.from_seq)
     )
     return [
         SampleGapRead(
-            from_seq=row.from_seq,
-            to_seq=row.to_seq,
-            from_ts=row.from_ts,
-            to_ts=row.to_ts,
-            reason=row.reason,
-            samples_lost=row.to_seq - row.from_seq + 1,
+            from_seq=from_seq,
+            to_seq=to_seq,
+            from_ts=from_ts,
+            to_ts=to_ts,
+            reason=reason,
+            samples_lost=to_seq - from_seq + 1,
         )
-        for row in rows
+        for from_seq, to_seq, from_ts, to_ts, reason in rows
     ]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from pydantic import TypeAdapter
 from sqlalchemy import Row, Select, and_, bindparam, case, func, literal, or_, select, union_all
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
@@ -23,6 +24,9 @@ from app.metrics.sql import as_float, dialect_name, epoch_bucket, epoch_bucket_f
 # re-aggregating the last five); newer ones are read from the raw samples.
 ROLLED_UP_AFTER = timedelta(minutes=3)
 MINUTE = timedelta(minutes=1)
+# A series row is (bucket, *CHARTED_FIELDS); a point names the bucket ts.
+_POINT_FIELDS = ("ts", *CHARTED_FIELDS)
+_POINTS = TypeAdapter(list[SeriesPoint])
 
 
 def weighted_avg(average: Any, count: Any) -> ColumnElement[float]:
@@ -182,14 +186,9 @@ def get_series(
             session, host_id=host_id, start=start, end=end, source=plan.source, step_s=plan.step_s
         )
         rows = session.execute(query).all()
-    # Rows unpacked as tuples: attribute access by name costs more than the query at 500 rows.
-    points = [
-        SeriesPoint(
-            ts=datetime.fromtimestamp(int(bucket), UTC),
-            **dict(zip(CHARTED_FIELDS, values, strict=True)),
-        )
-        for bucket, *values in (tuple(row) for row in rows)
-    ]
+    # Validated as one list: pydantic-core checks ~500 dicts faster than ~500 constructor calls
+    # (which cost more than the query); a bucket's epoch seconds are read as a UTC datetime.
+    points = _POINTS.validate_python([dict(zip(_POINT_FIELDS, row, strict=True)) for row in rows])
     return SeriesRead(
         host_id=host_id,
         from_=start,
