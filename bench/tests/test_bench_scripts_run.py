@@ -54,6 +54,8 @@ def test_series_reads_a_full_day_through_the_api() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "GET /health (API baseline)" in done.stdout
     assert "rollup SQL alone (floor)" in done.stdout
+    assert re.search(r"in one backend process, medians: floor \d+\.\d+ ms; rows", done.stdout)
+    assert "target the series' own SQL < 1.5x floor:" in done.stdout
     assert "host has 8640 rows: OK" in done.stdout
 
 
