@@ -14,7 +14,6 @@ Run: .venv/bin/python bench/log_migration.py [--quick] [--hosts N]
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -30,6 +29,7 @@ from alembic.config import Config
 from app.access_log.packed import unpack_protocol
 from app.access_log.settings import LogRetentionSettings
 
+from harness.options import parse_hosts_options
 from harness.pgdb import libpq_dsn, sqlalchemy_url, temporary_database
 from storage import JSON, stored_sketch, summed_sketches
 
@@ -83,26 +83,6 @@ SKETCHES = {
     "log_upstream_rollups": ("response_time",),
 }
 TABLES = tuple(SKETCHES)
-
-
-@dataclass(frozen=True)
-class Options:
-    """Knobs of one run."""
-
-    quick: bool
-    hosts: int
-
-
-def parse_options(argv: Sequence[str] | None) -> Options:
-    """Command-line options; --quick fills 2 hosts' rows."""
-    parser = argparse.ArgumentParser(description="nginx-fleet migration 0013 benchmark")
-    parser.add_argument("--quick", action="store_true", help="2 hosts")
-    parser.add_argument("--hosts", type=int, help="hosts whose kept rows are written (40)")
-    args = parser.parse_args(argv)
-    hosts = args.hosts if args.hosts is not None else (2 if args.quick else 40)
-    if hosts < 1:
-        parser.error(f"--hosts must be >= 1, got {hosts}")
-    return Options(quick=args.quick, hosts=hosts)
 
 
 def alembic_config(database: str) -> Config:
@@ -216,7 +196,13 @@ def floor_seconds(conn: psycopg.Connection) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Fill at 0012, time the floor and the upgrade to 0013, print figures; 1 on a failed check."""
-    options = parse_options(argv)
+    options = parse_hosts_options(
+        argv,
+        description="nginx-fleet migration 0013 benchmark",
+        what="hosts whose kept rows are written",
+        quick=2,
+        default=40,
+    )
     rng = random.Random(13)
     with temporary_database() as database:
         config = alembic_config(database)

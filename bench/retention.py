@@ -15,19 +15,18 @@ Run: .venv/bin/python bench/retention.py [--quick] [--hosts N]
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
 
 from harness import control_plane as cp
+from harness.options import parse_hosts_options
 from harness.pgdb import libpq_dsn, temporary_database
 from harness.stats import ms, verdict
 
@@ -52,26 +51,6 @@ SELECT h, s, %(day)s::timestamptz + s * interval '10 seconds', true, 2, true, 90
 FROM generate_series(0::bigint, {per_day} - 1) AS s, generate_series(1, %(hosts)s) AS h
 ORDER BY s, h
 """
-
-
-@dataclass(frozen=True)
-class Options:
-    """Knobs of one run."""
-
-    quick: bool
-    hosts: int
-
-
-def parse_options(argv: Sequence[str] | None) -> Options:
-    """Command-line options; --quick writes 20 hosts' day."""
-    parser = argparse.ArgumentParser(description="nginx-fleet retention benchmark")
-    parser.add_argument("--quick", action="store_true", help="20 hosts")
-    parser.add_argument("--hosts", type=int, help="hosts whose day is written (1,000)")
-    args = parser.parse_args(argv)
-    hosts = args.hosts if args.hosts is not None else (20 if args.quick else 1000)
-    if hosts < 1:
-        parser.error(f"--hosts must be >= 1, got {hosts}")
-    return Options(quick=args.quick, hosts=hosts)
 
 
 def fill(conn: psycopg.Connection, table: str, hosts: int) -> tuple[float, int, float]:
@@ -102,7 +81,13 @@ def timed(conn: psycopg.Connection, statements: Sequence[str]) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Fill, time the DROP and the DELETE, print figures; exit 1 when a check fails."""
-    options = parse_options(argv)
+    options = parse_hosts_options(
+        argv,
+        description="nginx-fleet retention benchmark",
+        what="hosts whose day is written",
+        quick=20,
+        default=1000,
+    )
     with (
         tempfile.TemporaryDirectory(prefix="nf-bench-retention-") as tmp_name,
         temporary_database() as database,
